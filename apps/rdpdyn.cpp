@@ -1,0 +1,115 @@
+// rdpdyn: certified Rényi-DP bounds for the last iterate of noisy gradient methods, by solving the
+// privacy-dynamics PDI of Chourasia, Ye & Shokri (2021).
+//
+// Sample runs:
+//   rdpdyn solve examples/figure1_lambda1.toml -o figure1.h5
+//   rdpdyn solve examples/figure2_squared_loss.toml --json
+//   rdpdyn validate
+// Exit codes: 0 success, 1 a validation check failed or an internal error, 2 bad input.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "io/config.hpp"
+#include "io/hdf5_output.hpp"
+#include "io/json_output.hpp"
+#include "io/run.hpp"
+#include "models/spec_error.hpp"
+#include "rdpdyn_version.hpp"
+#include "solver/petsc_session.hpp"
+#include "validation/theorem_suite.hpp"
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+
+void print_summary(const rdpdyn::RunReport& report) {
+  const auto& s = report.solution;
+  std::printf("rdpdyn %s  engine: %s  gamma: %s  step %lld  t = %.6g\n",
+              report.metadata.program_version.c_str(), report.metadata.engine.c_str(),
+              report.metadata.gamma_mode.c_str(), static_cast<long long>(s.steps.back()), s.times.back());
+  std::printf("%12s %16s", "alpha", "R (rdpdyn)");
+  for (const auto& cf : report.closed_forms) std::printf(" %16s", cf.name.c_str());
+  std::printf("\n");
+  const std::size_t last = s.record_count() - 1;
+  for (std::size_t j = 0; j < s.orders.size(); ++j) {
+    std::printf("%12.6g %16.9g", s.orders[j], s.final_row()[j]);
+    for (const auto& cf : report.closed_forms) std::printf(" %16.9g", cf.R[last * s.orders.size() + j]);
+    std::printf("\n");
+  }
+}
+
+int run_solve(const std::string& config_path, const std::string& output, bool json, int rank) {
+  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
+  if (!output.empty()) {
+    const auto dir = std::filesystem::absolute(output).parent_path();
+    if (!std::filesystem::is_directory(dir))
+      throw rdpdyn::SpecError("-o", "\"" + output + "\"", "its directory does not exist");
+  }
+  const rdpdyn::RunReport report = rdpdyn::solve_run(config);
+  if (rank != 0) return 0;  // the characteristics engine is serial: one writer
+  if (!output.empty()) rdpdyn::write_report_hdf5(output, report);
+  if (json) std::cout << rdpdyn::report_to_json(report) << std::endl;
+  if (!json) print_summary(report);
+  return 0;
+}
+
+int run_validate(int rank) {
+  const auto results = rdpdyn::run_theorem_suite();
+  bool all = true;
+  if (rank == 0) std::printf("%-22s %14s %10s  %s\n", "check", "max rel err", "tolerance", "result");
+  for (const auto& r : results) {
+    all = all && r.passed;
+    if (rank == 0)
+      std::printf("%-22s %14.3e %10.1e  %s  %s\n", r.name.c_str(), r.max_relative_error, r.tolerance,
+                  r.passed ? "PASS" : "FAIL", r.description.c_str());
+  }
+  if (rank == 0)
+    std::printf("%zu checks, %s\n", results.size(), all ? "all passed" : "FAILURES");
+  return all ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rdpdyn: Renyi privacy dynamics of noisy gradient descent (C21 PDI solver)"};
+  app.set_help_flag("--help", "Print this help and exit");
+  app.set_version_flag("--version", std::string("rdpdyn ") + rdpdyn::kVersion);
+  app.allow_extras();  // PETSc options (-ts_type, -log_view, ...) pass through
+  app.require_subcommand(1);
+
+  std::string config_path, output;
+  bool json = false;
+  auto* solve = app.add_subcommand("solve", "Solve the PDI for a TOML configuration (docs/config.md)");
+  solve->add_option("config", config_path, "Configuration file (TOML)")->required();
+  solve->add_option("-o,--output", output, "Write the solution grid to this HDF5 file (docs/hdf5.md)");
+  solve->add_flag("--json", json, "Print a JSON summary (final-time R and closed forms) on stdout");
+  solve->allow_extras();
+  auto* validate = app.add_subcommand("validate", "Run the built-in theorem suite against the engine");
+  validate->allow_extras();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitBadInput;
+  }
+
+  try {
+    rdpdyn::PetscSession petsc(&argc, &argv);
+    if (*solve) return run_solve(config_path, output, json, petsc.rank());
+    return run_validate(petsc.rank());
+  } catch (const rdpdyn::SpecError& e) {
+    std::fprintf(stderr, "rdpdyn: error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::invalid_argument& e) {  // input the engine refuses (e.g. optimal gamma)
+    std::fprintf(stderr, "rdpdyn: error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::domain_error& e) {  // a user schedule left its domain (e.g. c(s) < 0)
+    std::fprintf(stderr, "rdpdyn: error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rdpdyn: internal error: %s\n", e.what());
+    return 1;
+  }
+}

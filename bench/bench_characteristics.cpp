@@ -1,0 +1,68 @@
+// Benchmarks of the characteristics engine (Google Benchmark).
+//   build/rdpdyn_bench                       all benchmarks
+//   build/rdpdyn_bench --benchmark_filter=Figure1
+// Counters: "step_orders/s" = steps x orders processed per second.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+
+#include "io/config.hpp"
+#include "io/run.hpp"
+#include "models/privacy_model.hpp"
+#include "solver/characteristics_engine.hpp"
+
+namespace {
+
+using namespace rdpdyn;
+
+/// A 10^5-step noisy-GD schedule on 256 log-spaced orders with the LSI recursion (C21 Lemmas
+/// 8, 9): the closed-form Gaussian-convolution path of the engine.
+RunSpec long_schedule(GammaChoice gamma, LsiKind lsi) {
+  RunSpec spec;
+  spec.algorithm.phases = {{50000, 0.02, 0.02, std::nullopt}, {50000, 0.01, 0.03, std::nullopt}};
+  spec.algorithm.n = 5000;
+  spec.algorithm.sensitivity = 4.0;
+  spec.lsi = lsi == LsiKind::Recursion ? LsiSpec::recursion(1.0, 4.0) : LsiSpec::constant(1000.0);
+  spec.gamma = gamma;
+  for (int i = 0; i < 256; ++i) spec.orders.push_back(1.0 + std::pow(10.0, -2.0 + 6.0 * i / 255.0));
+  spec.initial = PowerCurve{1e-4, 2.0};  // nonlinear: every record evaluates the transport
+  if (gamma.is_optimal()) spec.initial = ZeroCurve{};
+  return spec;
+}
+
+void run_long(benchmark::State& state, GammaChoice gamma, LsiKind lsi) {
+  RunSpec spec = long_schedule(gamma, lsi);
+  spec.record.every = state.range(0);
+  const PrivacyProgram program = build_program(spec);
+  for (auto _ : state) {
+    double checksum = 0.0;
+    solve_by_characteristics(program, spec.initial, spec.orders, {spec.record, {}},
+                             [&](std::int64_t, double, double, std::span<const double> R) { checksum += R[255]; });
+    benchmark::DoNotOptimize(checksum);
+  }
+  const double work = 1e5 * 256.0;
+  state.counters["step_orders/s"] = benchmark::Counter(work, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_LongSchedule_Recursion_FixedGamma(benchmark::State& s) { run_long(s, GammaChoice::fixed(0.5), LsiKind::Recursion); }
+void BM_LongSchedule_Recursion_OptimalGamma(benchmark::State& s) { run_long(s, GammaChoice::optimal(), LsiKind::Recursion); }
+void BM_LongSchedule_Constant_FixedGamma(benchmark::State& s) { run_long(s, GammaChoice::fixed(0.5), LsiKind::Constant); }
+
+// Argument: record every N steps (1 = every step: 10^5 records x 256 orders evaluated).
+BENCHMARK(BM_LongSchedule_Recursion_FixedGamma)->Arg(1)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LongSchedule_Recursion_OptimalGamma)->Arg(1)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LongSchedule_Constant_FixedGamma)->Arg(1)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+/// The Figure 1 example end to end (parse, build, solve, closed forms), without file output.
+void BM_Figure1Example(benchmark::State& state) {
+  const RunConfig cfg = load_config(RDPDYN_SOURCE_DIR "/examples/figure1_lambda1.toml");
+  for (auto _ : state) {
+    RunReport report = solve_run(cfg);
+    benchmark::DoNotOptimize(report.solution.R.data());
+  }
+}
+BENCHMARK(BM_Figure1Example)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,41 @@
+#pragma once
+// LSI constant schedules c(s) over one diffusion interval, s in [0, duration].
+//
+// The LSI constant is tracked through its inverse, A = 1/c ("LSI variance"): a point mass has
+// c = +infinity, i.e. A = 0, and Gaussian convolution adds to A linearly (C21 Lemma 9).
+#include <functional>
+#include <limits>
+#include <string>
+#include <variant>
+
+namespace rdpdyn {
+
+/// A constant LSI constant c > 0 that holds throughout the interval (C21 Thm 2 assumption).
+struct ConstantLsi {
+  double c;
+};
+
+/// The Gaussian-convolution family: the iterate law at time s of the interval is
+/// T#(law at start) * N(0, 2 s sigma^2), so c(s) = 1 / (A + 2 s sigma^2) with A the inverse LSI
+/// constant at the start of the interval after the step's Lipschitz maps (C21 Lemmas 8, 9;
+/// math.md section 2). A = 0 (point mass) is allowed: the integrand is singular but integrable.
+struct GaussianConvolutionLsi {};
+
+/// A user-supplied continuous schedule c(s, t), s the time inside the interval and t the global
+/// time at its start + s. The user certifies that it lower-bounds the true LSI constant.
+struct FunctionLsi {
+  std::function<double(double s, double t)> c;
+  std::string description;  ///< e.g. the expression text, for the output metadata
+};
+
+using LsiSchedule = std::variant<ConstantLsi, GaussianConvolutionLsi, FunctionLsi>;
+
+/// Inverse LSI constant of a point mass (c = +infinity).
+inline constexpr double kPointMassInverseLsi = 0.0;
+
+/// c from its inverse; +infinity for a point mass.
+inline double lsi_constant_from_inverse(double inverse_c) {
+  return inverse_c > 0.0 ? 1.0 / inverse_c : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace rdpdyn

@@ -1,0 +1,400 @@
+#include "io/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <toml.hpp>
+
+#include "io/expression.hpp"
+#include "models/privacy_model.hpp"
+#include "models/spec_error.hpp"
+
+namespace rdpdyn {
+namespace {
+
+std::string describe(const toml::value& v) {
+  if (v.is_floating()) return format_number(v.as_floating());
+  if (v.is_integer()) return std::to_string(v.as_integer());
+  if (v.is_string()) return "\"" + v.as_string().str + "\"";
+  if (v.is_boolean()) return v.as_boolean() ? "true" : "false";
+  if (v.is_array()) return "an array";
+  if (v.is_table()) return "a table";
+  return "a value of another type";
+}
+
+/// A TOML table with the dotted path used in error messages, typed getters and a check that
+/// every key present is known.
+class Section {
+ public:
+  Section(const toml::value& value, std::string path) : path_(std::move(path)) {
+    if (!value.is_table()) throw SpecError(path_, describe(value), "must be a table");
+    table_ = &value.as_table();
+  }
+
+  std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
+  bool has(const std::string& k) const { return table_->count(k) != 0; }
+  const toml::value& at(const std::string& k) const {
+    const auto it = table_->find(k);
+    if (it == table_->end()) throw SpecError(key(k), "missing", "this key is required");
+    return it->second;
+  }
+
+  double number(const std::string& k) const { return as_number(at(k), key(k)); }
+  std::optional<double> optional_number(const std::string& k) const {
+    return has(k) ? std::optional<double>(number(k)) : std::nullopt;
+  }
+  std::int64_t integer(const std::string& k) const {
+    const auto& v = at(k);
+    if (!v.is_integer()) throw SpecError(key(k), describe(v), "must be an integer");
+    return v.as_integer();
+  }
+  std::string string(const std::string& k) const {
+    const auto& v = at(k);
+    if (!v.is_string()) throw SpecError(key(k), describe(v), "must be a string");
+    return v.as_string().str;
+  }
+  std::vector<double> numbers(const std::string& k) const {
+    const auto& v = at(k);
+    if (!v.is_array()) throw SpecError(key(k), describe(v), "must be an array of numbers");
+    std::vector<double> out;
+    for (std::size_t i = 0; i < v.as_array().size(); ++i)
+      out.push_back(as_number(v.as_array()[i], key(k) + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+  Section table(const std::string& k) const { return Section(at(k), key(k)); }
+  std::vector<Section> tables(const std::string& k) const {
+    const auto& v = at(k);
+    if (!v.is_array()) throw SpecError(key(k), describe(v), "must be an array of tables ([[" + key(k) + "]])");
+    std::vector<Section> out;
+    for (std::size_t i = 0; i < v.as_array().size(); ++i)
+      out.emplace_back(v.as_array()[i], key(k) + "[" + std::to_string(i) + "]");
+    return out;
+  }
+  void allow_only(const std::set<std::string>& allowed) const {
+    for (const auto& [k, v] : *table_)
+      if (!allowed.count(k)) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        throw SpecError(key(k), describe(v), "unknown key; allowed here: " + list);
+      }
+  }
+
+ private:
+  static double as_number(const toml::value& v, const std::string& key) {
+    double x = 0.0;
+    if (v.is_floating()) x = v.as_floating();
+    else if (v.is_integer()) x = static_cast<double>(v.as_integer());
+    else throw SpecError(key, describe(v), "must be a number");
+    if (!std::isfinite(x)) throw SpecError(key, describe(v), "must be a finite number");
+    return x;
+  }
+
+  const toml::table* table_;
+  std::string path_;
+};
+
+// ---- rules -------------------------------------------------------------------------------------
+
+double positive(const Section& s, const std::string& k) {
+  const double x = s.number(k);
+  if (!(x > 0.0)) throw SpecError(s.key(k), format_number(x), "must be > 0");
+  return x;
+}
+double non_negative(const Section& s, const std::string& k) {
+  const double x = s.number(k);
+  if (!(x >= 0.0)) throw SpecError(s.key(k), format_number(x), "must be >= 0");
+  return x;
+}
+std::int64_t non_negative_integer(const Section& s, const std::string& k) {
+  const std::int64_t x = s.integer(k);
+  if (x < 0) throw SpecError(s.key(k), std::to_string(x), "must be >= 0");
+  return x;
+}
+std::string one_of(const Section& s, const std::string& k, const std::set<std::string>& options,
+                   const std::string& fallback = "") {
+  if (!s.has(k) && !fallback.empty()) return fallback;
+  const std::string v = s.string(k);
+  if (!options.count(v)) {
+    std::string list;
+    for (const auto& o : options) list += (list.empty() ? "\"" : ", \"") + o + "\"";
+    throw SpecError(s.key(k), "\"" + v + "\"", "must be one of " + list);
+  }
+  return v;
+}
+
+// ---- sections ----------------------------------------------------------------------------------
+
+std::vector<double> parse_orders(const Section& s) {
+  s.allow_only({"values", "min", "max", "count"});
+  std::vector<double> orders;
+  if (s.has("values")) {
+    if (s.has("min") || s.has("max") || s.has("count"))
+      throw SpecError(s.key("values"), "given with min/max/count", "give either values or min, max, count");
+    orders = s.numbers("values");
+    if (orders.empty()) throw SpecError(s.key("values"), "[]", "must list at least one order");
+    for (std::size_t i = 0; i < orders.size(); ++i) {
+      if (!(orders[i] > 1.0))
+        throw SpecError(s.key("values") + "[" + std::to_string(i) + "]", format_number(orders[i]),
+                        "Renyi orders must be > 1");
+      if (i > 0 && !(orders[i] > orders[i - 1]))
+        throw SpecError(s.key("values") + "[" + std::to_string(i) + "]", format_number(orders[i]),
+                        "orders must be strictly increasing");
+    }
+    return orders;
+  }
+  const double lo = s.number("min"), hi = s.number("max");
+  const std::int64_t count = s.integer("count");
+  if (!(lo > 1.0)) throw SpecError(s.key("min"), format_number(lo), "Renyi orders must be > 1");
+  if (!(hi > lo)) throw SpecError(s.key("max"), format_number(hi), "must be > orders.min = " + format_number(lo));
+  if (count < 2) throw SpecError(s.key("count"), std::to_string(count), "must be >= 2");
+  // Log-spaced in alpha - 1 (the characteristic variable y = ln(alpha - 1)).
+  const double y0 = std::log(lo - 1.0), y1 = std::log(hi - 1.0);
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double y = y0 + (y1 - y0) * static_cast<double>(i) / static_cast<double>(count - 1);
+    orders.push_back(i == 0 ? lo : i == count - 1 ? hi : 1.0 + std::exp(y));
+  }
+  return orders;
+}
+
+void parse_algorithm(const Section& s, AlgorithmSpec& a) {
+  const std::string kind = one_of(s, "kind", {"noisy-gd", "langevin"});
+  a.n = s.number("n");
+  if (!(a.n >= 1.0)) throw SpecError(s.key("n"), format_number(a.n), "the dataset size must be >= 1");
+  a.sensitivity = non_negative(s, "sensitivity");
+  if (kind == "langevin") {
+    s.allow_only({"kind", "time", "sigma", "n", "sensitivity", "intervals"});
+    a.kind = AlgorithmKind::Langevin;
+    a.time = non_negative(s, "time");
+    a.sigma = positive(s, "sigma");
+    if (s.has("intervals")) {
+      a.intervals = s.integer("intervals");
+      if (a.intervals < 1) throw SpecError(s.key("intervals"), std::to_string(a.intervals), "must be >= 1");
+    }
+    return;
+  }
+  s.allow_only({"kind", "loss", "steps", "eta", "sigma", "n", "sensitivity", "schedule"});
+  a.kind = AlgorithmKind::NoisyGd;
+  a.loss = one_of(s, "loss", {"generic", "squared"}, "generic") == "squared" ? LossKind::Squared
+                                                                               : LossKind::Generic;
+  std::optional<double> eta, sigma;
+  std::optional<std::int64_t> steps;
+  if (s.has("eta")) eta = positive(s, "eta");
+  if (s.has("sigma")) sigma = positive(s, "sigma");
+  if (s.has("steps")) steps = non_negative_integer(s, "steps");
+  std::int64_t scheduled = 0;
+  if (s.has("schedule")) {
+    for (const Section& p : s.tables("schedule")) {
+      p.allow_only({"steps", "eta", "sigma", "gamma"});
+      Phase phase;
+      phase.steps = non_negative_integer(p, "steps");
+      if (!p.has("eta") && !eta) throw SpecError(p.key("eta"), "missing", "give it here or as algorithm.eta");
+      if (!p.has("sigma") && !sigma) throw SpecError(p.key("sigma"), "missing", "give it here or as algorithm.sigma");
+      phase.eta = p.has("eta") ? positive(p, "eta") : *eta;
+      phase.sigma = p.has("sigma") ? positive(p, "sigma") : *sigma;
+      if (p.has("gamma")) {
+        const double g = p.number("gamma");
+        if (!(g > 0.0 && g <= 1.0)) throw SpecError(p.key("gamma"), format_number(g), "must be in (0, 1]");
+        phase.gamma = g;
+      }
+      scheduled += phase.steps;
+      a.phases.push_back(phase);
+    }
+  }
+  if (!steps && a.phases.empty()) throw SpecError(s.key("steps"), "missing", "give steps or [[algorithm.schedule]] phases");
+  if (steps && *steps < scheduled)
+    throw SpecError(s.key("steps"), std::to_string(*steps),
+                    "must be >= the " + std::to_string(scheduled) + " steps of algorithm.schedule");
+  if (steps && (*steps > scheduled || a.phases.empty())) {  // the scalars cover the steps after the phases
+    if (!eta) throw SpecError(s.key("eta"), "missing", "needed for the steps not covered by a schedule");
+    if (!sigma) throw SpecError(s.key("sigma"), "missing", "needed for the steps not covered by a schedule");
+    a.phases.push_back({*steps - scheduled, *eta, *sigma, std::nullopt});
+  }
+}
+
+void parse_lsi(const Section& s, LsiSpec& lsi, LossKind loss) {
+  const std::string kind =
+      one_of(s, "kind", {"constant", "strongly-convex", "recursion", "squared-loss", "function"});
+  if (kind == "constant") {
+    s.allow_only({"kind", "c"});
+    lsi.kind = LsiKind::Constant;
+    lsi.c = positive(s, "c");
+  } else if (kind == "strongly-convex" || kind == "recursion") {
+    const bool rec = kind == "recursion";
+    if (rec) s.allow_only({"kind", "lambda", "beta", "c0", "lipschitz"});
+    else s.allow_only({"kind", "lambda", "beta"});
+    lsi.kind = rec ? LsiKind::Recursion : LsiKind::StronglyConvex;
+    // The squared loss |theta - x|^2/2 has lambda = beta = 1.
+    const double unit = loss == LossKind::Squared ? 1.0 : NAN;
+    lsi.lambda = s.has("lambda") ? s.number("lambda") : unit;
+    lsi.beta = s.has("beta") ? s.number("beta") : unit;
+    if (rec && s.has("lipschitz")) {
+      const double L = s.number("lipschitz");
+      if (!(L >= 0.0)) throw SpecError(s.key("lipschitz"), format_number(L), "must be >= 0");
+      lsi.lipschitz = L;
+    } else {
+      if (std::isnan(lsi.lambda)) throw SpecError(s.key("lambda"), "missing", "this key is required");
+      if (std::isnan(lsi.beta)) throw SpecError(s.key("beta"), "missing", "this key is required");
+    }
+    if (loss == LossKind::Squared && (lsi.lambda != 1.0 || lsi.beta != 1.0))
+      throw SpecError(s.key("lambda"), format_number(lsi.lambda),
+                      "the squared loss has lambda = beta = 1; omit lambda and beta");
+    if (rec && s.has("c0")) lsi.c0 = positive(s, "c0");
+  } else if (kind == "squared-loss") {
+    s.allow_only({"kind"});
+    lsi.kind = LsiKind::SquaredLoss;
+  } else {
+    s.allow_only({"kind", "c"});
+    lsi.kind = LsiKind::Function;
+    const std::string text = s.string("c");
+    auto f = compile_expression(s.key("c"), text, {"s", "t"});
+    lsi.function = {[f](double sv, double tv) { return f({sv, tv}); }, text};
+  }
+}
+
+void parse_analysis(const Section& s, RunConfig& cfg) {
+  s.allow_only({"gamma", "engine", "rtol"});
+  if (s.has("gamma")) {
+    const auto& v = s.at("gamma");
+    if (v.is_string()) {
+      if (v.as_string().str != "optimal")
+        throw SpecError(s.key("gamma"), describe(v), "must be a number in (0, 1] or \"optimal\"");
+      cfg.spec.gamma = GammaChoice::optimal();
+    } else {
+      const double g = s.number("gamma");
+      if (!(g > 0.0 && g <= 1.0))
+        throw SpecError(s.key("gamma"), format_number(g),
+                        "must be in (0, 1] (gamma > 1 flips the sign of the LSI term, C21 Lemma 2)");
+      cfg.spec.gamma = GammaChoice::fixed(g);
+    }
+  }
+  if (s.has("engine")) cfg.engine = one_of(s, "engine", {"characteristics"});
+  if (s.has("rtol")) {
+    cfg.integration_rtol = positive(s, "rtol");
+    if (cfg.integration_rtol > 1e-4)
+      throw SpecError(s.key("rtol"), format_number(cfg.integration_rtol), "must be <= 1e-4");
+  }
+}
+
+InitialCurve parse_initial(const Section& s) {
+  const std::string kind = one_of(s, "kind", {"zero", "linear", "power", "table", "function"});
+  if (kind == "zero") {
+    s.allow_only({"kind"});
+    return ZeroCurve{};
+  }
+  if (kind == "linear") {
+    s.allow_only({"kind", "slope"});
+    return LinearCurve{non_negative(s, "slope")};
+  }
+  if (kind == "power") {
+    s.allow_only({"kind", "scale", "exponent"});
+    const double e = s.number("exponent");
+    if (!(e >= 0.0)) throw SpecError(s.key("exponent"), format_number(e), "must be >= 0");
+    return PowerCurve{non_negative(s, "scale"), e};
+  }
+  if (kind == "table") {
+    s.allow_only({"kind", "alpha", "R"});
+    TableCurve t{s.numbers("alpha"), s.numbers("R")};
+    if (t.alpha.empty()) throw SpecError(s.key("alpha"), "[]", "must list at least one order");
+    if (t.alpha.size() != t.values.size())
+      throw SpecError(s.key("R"), std::to_string(t.values.size()) + " values",
+                      "must have as many entries as initial.alpha (" + std::to_string(t.alpha.size()) + ")");
+    for (std::size_t i = 0; i < t.alpha.size(); ++i) {
+      const std::string ia = s.key("alpha") + "[" + std::to_string(i) + "]";
+      const std::string ir = s.key("R") + "[" + std::to_string(i) + "]";
+      if (!(t.alpha[i] > 1.0)) throw SpecError(ia, format_number(t.alpha[i]), "orders must be > 1");
+      if (i > 0 && !(t.alpha[i] > t.alpha[i - 1]))
+        throw SpecError(ia, format_number(t.alpha[i]), "orders must be strictly increasing");
+      if (!(t.values[i] >= 0.0)) throw SpecError(ir, format_number(t.values[i]), "must be >= 0");
+      if (i > 0 && !(t.values[i] >= t.values[i - 1]))
+        throw SpecError(ir, format_number(t.values[i]),
+                        "must be >= the previous value: R_alpha is non-decreasing in alpha");
+    }
+    return t;
+  }
+  s.allow_only({"kind", "R"});
+  const std::string text = s.string("R");
+  auto f = compile_expression(s.key("R"), text, {"alpha"});
+  return FunctionCurve{[f](double a) { return f({a}); }, text};
+}
+
+std::vector<ScheduledEvent> parse_events(const Section& root, std::int64_t total_steps) {
+  std::vector<ScheduledEvent> out;
+  for (const Section& e : root.tables("events")) {
+    const std::string kind = one_of(e, "kind", {"gaussian-release", "lipschitz", "lsi-restart"});
+    ScheduledEvent ev;
+    ev.after_step = non_negative_integer(e, "after_step");
+    if (ev.after_step > total_steps)
+      throw SpecError(e.key("after_step"), std::to_string(ev.after_step),
+                      "must be <= the number of steps (" + std::to_string(total_steps) + ")");
+    if (kind == "gaussian-release") {
+      e.allow_only({"kind", "after_step", "sensitivity", "noise_std"});
+      ev.event = GaussianRelease{non_negative(e, "sensitivity"), positive(e, "noise_std")};
+    } else if (kind == "lipschitz") {
+      e.allow_only({"kind", "after_step", "lipschitz"});
+      ev.event = LipschitzMap{non_negative(e, "lipschitz")};
+    } else {
+      e.allow_only({"kind", "after_step", "c"});
+      ev.event = LsiRestart{positive(e, "c")};
+    }
+    out.push_back(ev);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.after_step < b.after_step; });
+  return out;
+}
+
+}  // namespace
+
+RunConfig parse_config_text(const std::string& text, const std::string& source_name) {
+  toml::value data;
+  try {
+    std::istringstream in(text);
+    data = toml::parse(in, source_name);
+  } catch (const toml::exception& e) {
+    throw SpecError(source_name, "(file)", std::string("is not valid TOML: ") + e.what());
+  }
+  RunConfig cfg;
+  cfg.text = text;
+  cfg.path = source_name;
+  const Section root(data, "");
+  root.allow_only({"orders", "algorithm", "lsi", "analysis", "initial", "events", "output"});
+  RunSpec& spec = cfg.spec;
+  spec.orders = parse_orders(root.table("orders"));
+  parse_algorithm(root.table("algorithm"), spec.algorithm);
+  parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm.loss);
+  if (root.has("analysis")) parse_analysis(root.table("analysis"), cfg);
+  if (root.has("initial")) spec.initial = parse_initial(root.table("initial"));
+  if (root.has("events")) spec.events = parse_events(root, spec.total_steps());
+  if (root.has("output")) {
+    const Section out = root.table("output");
+    out.allow_only({"record_every"});
+    spec.record.every = out.integer("record_every");
+    if (spec.record.every < 1)
+      throw SpecError(out.key("record_every"), std::to_string(spec.record.every), "must be >= 1");
+  }
+  if (const auto* t = std::get_if<TableCurve>(&spec.initial); t && spec.orders.back() > t->alpha.back())
+    throw SpecError("orders", "max " + format_number(spec.orders.back()),
+                    "must not exceed the largest tabulated order initial.alpha = " +
+                        format_number(t->alpha.back()) + " (no sound extrapolation above the table)");
+  if (spec.gamma.is_optimal() && !is_linear_in_alpha(spec.initial))
+    throw SpecError("analysis.gamma", "\"optimal\"",
+                    "the characteristics engine needs initial data linear in alpha (kind zero or "
+                    "linear) for the pointwise-optimal gamma; initial.kind is \"" +
+                        initial_curve_kind(spec.initial) + "\"");
+  check_model_assumptions(spec);
+  return cfg;
+}
+
+RunConfig load_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be opened for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config_text(text.str(), path.string());
+}
+
+}  // namespace rdpdyn

@@ -1,0 +1,41 @@
+#include "io/json_output.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace rdpdyn {
+namespace {
+
+/// JSON has no infinity: non-finite values are written as null.
+nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+
+nlohmann::json row_json(std::span<const double> row) {
+  auto out = nlohmann::json::array();
+  for (double x : row) out.push_back(number_or_null(x));
+  return out;
+}
+
+}  // namespace
+
+std::string report_to_json(const RunReport& report) {
+  const Solution& s = report.solution;
+  const std::size_t last = s.record_count() - 1;
+  nlohmann::json j;
+  j["orders"] = s.orders;
+  j["R"] = row_json(s.final_row());
+  j["t"] = s.times[last];
+  j["step"] = s.steps[last];
+  j["closed_forms"] = nlohmann::json::object();
+  j["closed_form_roles"] = nlohmann::json::object();
+  for (const auto& cf : report.closed_forms) {
+    j["closed_forms"][cf.name] = row_json({cf.R.data() + last * s.orders.size(), s.orders.size()});
+    j["closed_form_roles"][cf.name] = cf.role;
+  }
+  j["engine"] = report.metadata.engine;
+  j["gamma_mode"] = report.metadata.gamma_mode;
+  j["version"] = report.metadata.program_version;
+  j["units"] = {{"R", kUnitsRdp}, {"t", kUnitsTime}, {"orders", kUnitsOrder}};
+  return j.dump();
+}
+
+}  // namespace rdpdyn

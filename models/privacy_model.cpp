@@ -1,0 +1,179 @@
+#include "models/privacy_model.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "models/spec_error.hpp"
+
+namespace rdpdyn {
+
+std::int64_t RunSpec::total_steps() const {
+  if (algorithm.kind == AlgorithmKind::Langevin) return algorithm.intervals;
+  std::int64_t k = 0;
+  for (const auto& p : algorithm.phases) k += p.steps;
+  return k;
+}
+
+namespace {
+
+std::string phase_key(std::size_t i, const char* field) {
+  return "algorithm.schedule[" + std::to_string(i) + "]." + field;
+}
+
+/// Lipschitz constant of the gradient map theta - eta grad L for a lambda-strongly convex,
+/// beta-smooth loss with eta < 1/beta: 1 - eta lambda (C21 Lemma 5 proof; Lemma 8).
+double gradient_map_lipschitz(double eta, double lambda) { return 1.0 - eta * lambda; }
+
+void check_step_size_below_inverse_smoothness(const RunSpec& spec, const char* lemma) {
+  const double beta = spec.lsi.beta;
+  for (std::size_t i = 0; i < spec.algorithm.phases.size(); ++i) {
+    const double eta = spec.algorithm.phases[i].eta;
+    if (!(eta < 1.0 / beta))
+      throw SpecError(spec.algorithm.phases.size() == 1 ? "algorithm.eta" : phase_key(i, "eta"),
+                      format_number(eta),
+                      "must be < 1/beta = " + format_number(1.0 / beta) + " (" + lemma + ")");
+  }
+}
+
+void check_smoothness(const LsiSpec& lsi, bool need_strong_convexity) {
+  if (!(lsi.beta > 0.0) || !std::isfinite(lsi.beta))
+    throw SpecError("lsi.beta", format_number(lsi.beta), "must be a finite number > 0");
+  const bool lambda_ok = need_strong_convexity ? lsi.lambda > 0.0 : lsi.lambda >= 0.0;
+  if (!lambda_ok || !(lsi.lambda <= lsi.beta))
+    throw SpecError("lsi.lambda", format_number(lsi.lambda),
+                    std::string(need_strong_convexity ? "must satisfy 0 < lambda" : "must satisfy 0 <= lambda") +
+                        " <= beta = " + format_number(lsi.beta));
+}
+
+/// Places the configured events: after_step 0 goes before the first step, k after step k.
+void attach_events(const RunSpec& spec, PrivacyProgram& program) {
+  for (const auto& e : spec.events) {
+    if (program.steps.empty()) return;
+    if (e.after_step == 0)
+      program.steps.front().before.push_back(e.event);
+    else
+      program.steps[static_cast<std::size_t>(e.after_step - 1)].after.push_back(e.event);
+  }
+}
+
+bool uniform_sigma(const AlgorithmSpec& a) {
+  for (const auto& p : a.phases)
+    if (p.sigma != a.phases.front().sigma) return false;
+  return true;
+}
+
+}  // namespace
+
+void check_model_assumptions(const RunSpec& spec) {
+  const auto& a = spec.algorithm;
+  const auto& lsi = spec.lsi;
+  if (a.kind == AlgorithmKind::Langevin) {
+    if (lsi.kind != LsiKind::Constant && lsi.kind != LsiKind::Function)
+      throw SpecError("lsi.kind", "\"" + std::string(lsi.kind == LsiKind::Recursion ? "recursion" : lsi.kind == LsiKind::SquaredLoss ? "squared-loss" : "strongly-convex") + "\"",
+                      "Langevin diffusion accepts only \"constant\" or \"function\" LSI schedules");
+    return;
+  }
+  if (a.loss == LossKind::Squared) {
+    // l = |theta - x|^2 / 2 is 1-strongly convex and 1-smooth; C21 Thm 3 needs eta < 1.
+    for (std::size_t i = 0; i < a.phases.size(); ++i)
+      if (!(a.phases[i].eta < 1.0))
+        throw SpecError(a.phases.size() == 1 ? "algorithm.eta" : phase_key(i, "eta"),
+                        format_number(a.phases[i].eta),
+                        "must be < 1 for the squared loss (C21 Thm 3, Cor 2)");
+  }
+  switch (lsi.kind) {
+    case LsiKind::StronglyConvex:
+      check_smoothness(lsi, true);
+      check_step_size_below_inverse_smoothness(spec, "C21 Lemma 5");
+      if (!uniform_sigma(a))
+        throw SpecError("algorithm.schedule", "phases with different sigma",
+                        "lsi.kind = \"strongly-convex\" (C21 Lemma 5) needs one sigma for all "
+                        "steps; use lsi.kind = \"recursion\"");
+      break;
+    case LsiKind::Recursion:
+      if (!lsi.lipschitz) {
+        check_smoothness(lsi, false);
+        check_step_size_below_inverse_smoothness(spec, "C21 Lemma 5 / Lemma 8: L = 1 - eta lambda");
+      }
+      break;
+    case LsiKind::SquaredLoss:
+      if (a.loss != LossKind::Squared)
+        throw SpecError("lsi.kind", "\"squared-loss\"", "needs algorithm.loss = \"squared\" (C21 Cor 2)");
+      break;
+    case LsiKind::Constant:
+    case LsiKind::Function:
+      break;
+  }
+}
+
+PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
+  check_model_assumptions(spec);
+  const auto& a = spec.algorithm;
+  const auto& lsi = spec.lsi;
+  const double Sv = a.sensitivity / a.n;  // C21 Lemma 4: |V - V'| <= S_g / n
+
+  PrivacyProgram program;
+  switch (lsi.kind) {
+    case LsiKind::Constant: program.initial_inverse_lsi = 1.0 / lsi.c; break;
+    case LsiKind::StronglyConvex:
+      // Theta_0 ~ Pi(N(0, 2 sigma^2 / lambda)) (C21 Lemma 5).
+      program.initial_inverse_lsi = 2.0 * a.phases.front().sigma * a.phases.front().sigma / lsi.lambda;
+      break;
+    case LsiKind::Recursion:
+      program.initial_inverse_lsi = lsi.c0 ? 1.0 / *lsi.c0 : kPointMassInverseLsi;
+      break;
+    case LsiKind::SquaredLoss: program.initial_inverse_lsi = kPointMassInverseLsi; break;  // theta_0 = 0
+    case LsiKind::Function: program.initial_inverse_lsi = kPointMassInverseLsi; break;
+  }
+
+  program.steps.reserve(static_cast<std::size_t>(spec.total_steps()));
+  for (const auto& phase : a.phases) {
+    const GammaChoice gamma = phase.gamma ? GammaChoice::fixed(*phase.gamma) : spec.gamma;
+    for (std::int64_t i = 0; i < phase.steps; ++i) {
+      ProgramStep step{{}, {phase.eta, phase.sigma, Sv, ConstantLsi{1.0}}, {}, gamma};
+      switch (lsi.kind) {
+        case LsiKind::Constant: step.diffusion.lsi = ConstantLsi{lsi.c}; break;
+        case LsiKind::StronglyConvex:
+          step.diffusion.lsi = ConstantLsi{lsi.lambda / (2.0 * phase.sigma * phase.sigma)};  // C21 Lemma 5
+          break;
+        case LsiKind::Recursion: {
+          const double L = lsi.lipschitz ? *lsi.lipschitz : gradient_map_lipschitz(phase.eta, lsi.lambda);
+          step.before.push_back(LipschitzMap{L});  // C21 Lemma 8: shared gradient map
+          step.diffusion.lsi = GaussianConvolutionLsi{};  // C21 Lemma 9
+          break;
+        }
+        case LsiKind::SquaredLoss:
+          // C21 Cor 2 proof: variance <= 2 sigma^2 / (2 - eta) at all times.
+          step.diffusion.lsi = ConstantLsi{(2.0 - phase.eta) / (2.0 * phase.sigma * phase.sigma)};
+          break;
+        case LsiKind::Function: step.diffusion.lsi = lsi.function; break;
+      }
+      program.steps.push_back(std::move(step));
+    }
+  }
+  attach_events(spec, program);
+  return program;
+}
+
+PrivacyProgram build_langevin_program(const RunSpec& spec) {
+  check_model_assumptions(spec);
+  const auto& a = spec.algorithm;
+  const double Sv = a.sensitivity / a.n;
+  PrivacyProgram program;
+  program.initial_inverse_lsi = spec.lsi.kind == LsiKind::Constant ? 1.0 / spec.lsi.c : kPointMassInverseLsi;
+  const double dt = a.time / static_cast<double>(a.intervals);
+  for (std::int64_t i = 0; i < a.intervals; ++i) {
+    LsiSchedule schedule = spec.lsi.kind == LsiKind::Constant ? LsiSchedule{ConstantLsi{spec.lsi.c}}
+                                                              : LsiSchedule{spec.lsi.function};
+    program.steps.push_back({{}, {dt, a.sigma, Sv, schedule}, {}, spec.gamma});
+  }
+  attach_events(spec, program);
+  return program;
+}
+
+PrivacyProgram build_program(const RunSpec& spec) {
+  return spec.algorithm.kind == AlgorithmKind::Langevin ? build_langevin_program(spec)
+                                                        : build_noisy_gd_program(spec);
+}
+
+}  // namespace rdpdyn

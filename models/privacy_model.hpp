@@ -1,0 +1,30 @@
+#pragma once
+// Models: turn a RunSpec into the privacy program of its algorithm, after checking every
+// assumption of the lemmas used (throws SpecError naming the key, value and rule).
+#include "dynamics/privacy_program.hpp"
+#include "models/run_spec.hpp"
+
+namespace rdpdyn {
+
+/// Noisy GD (C21 Algorithm 1) under the configured LSI model:
+///  - constant:        c throughout (C21 Thm 2 assumption);
+///  - strongly-convex: c = lambda / (2 sigma^2), Gaussian initialisation, eta < 1/beta (C21 Lemma 5);
+///  - recursion:       per step c_{k+1}^{-1} = L^2 c_k^{-1} + 2 eta sigma^2 with the within-step
+///                     family c(s) = 1 / (L^2/c_k + 2 s sigma^2) (C21 Lemmas 8, 9), L = 1 - eta lambda
+///                     under eta < 1/beta or a given Lipschitz constant;
+///  - squared-loss:    c = (2 - eta) / (2 sigma^2) for l = |theta - x|^2 / 2 (C21 Cor 2 proof);
+///  - function:        a user schedule c(s, t, k).
+/// The vector-field sensitivity is S_v = S_g / n (C21 Lemma 4).
+PrivacyProgram build_noisy_gd_program(const RunSpec& spec);
+
+/// Continuous-time Langevin diffusion of duration `time` (C21 Thm 1/2 with eta K -> time), split
+/// into `intervals` equal pieces for recording; LSI constant or function schedule.
+PrivacyProgram build_langevin_program(const RunSpec& spec);
+
+/// Dispatches on spec.algorithm.kind.
+PrivacyProgram build_program(const RunSpec& spec);
+
+/// Throws SpecError if a model assumption fails (also called by build_program).
+void check_model_assumptions(const RunSpec& spec);
+
+}  // namespace rdpdyn

@@ -1,0 +1,100 @@
+#pragma once
+// A run as the user describes it (C21 conventions), before it becomes a privacy program.
+// io/config.cpp fills it from TOML; models/ turn it into a PrivacyProgram and check assumptions.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dynamics/gamma_choice.hpp"
+#include "dynamics/initial_curve.hpp"
+#include "dynamics/lsi_schedule.hpp"
+#include "dynamics/step_event.hpp"
+#include "solver/solution.hpp"
+
+namespace rdpdyn {
+
+/// A phase of noisy GD: `steps` steps with step size eta and C21 noise sigma
+/// (theta <- theta - (eta/n) g + sqrt(2 eta) N(0, sigma^2 I)), optionally its own gamma.
+struct Phase {
+  std::int64_t steps = 0;
+  double eta = 0.0;
+  double sigma = 0.0;
+  std::optional<double> gamma;
+};
+
+enum class AlgorithmKind { NoisyGd, Langevin };
+enum class LossKind { Generic, Squared };
+
+struct AlgorithmSpec {
+  AlgorithmKind kind = AlgorithmKind::NoisyGd;
+  LossKind loss = LossKind::Generic;
+  std::vector<Phase> phases;  ///< noisy GD: the schedule, in order
+  double n = 0.0;             ///< dataset size
+  double sensitivity = 0.0;   ///< S_g, l2-sensitivity of the total gradient (C21 Sec. 3)
+  // Langevin diffusion (continuous time, C21 Thm 1/2 with eta K -> time):
+  double time = 0.0;
+  double sigma = 0.0;
+  std::int64_t intervals = 100;  ///< recording intervals of the Langevin run
+};
+
+enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function };
+
+struct LsiSpec {
+  LsiKind kind = LsiKind::Constant;
+  double c = 0.0;                   ///< constant
+  double lambda = 0.0;              ///< strong convexity (0: convex), strongly-convex / recursion
+  double beta = 0.0;                ///< smoothness
+  std::optional<double> c0;         ///< recursion: LSI constant of the initial law (default point)
+  std::optional<double> lipschitz;  ///< recursion: Lipschitz constant of the gradient map
+  FunctionLsi function;             ///< function
+
+  static LsiSpec constant(double c) { return with_kind(LsiKind::Constant, c); }
+  static LsiSpec strongly_convex(double lambda, double beta) {
+    LsiSpec s = with_kind(LsiKind::StronglyConvex);
+    s.lambda = lambda;
+    s.beta = beta;
+    return s;
+  }
+  static LsiSpec recursion(double lambda, double beta, std::optional<double> c0 = std::nullopt) {
+    LsiSpec s = with_kind(LsiKind::Recursion);
+    s.lambda = lambda;
+    s.beta = beta;
+    s.c0 = c0;
+    return s;
+  }
+  static LsiSpec squared_loss() { return with_kind(LsiKind::SquaredLoss); }
+  static LsiSpec of_function(FunctionLsi f) {
+    LsiSpec s = with_kind(LsiKind::Function);
+    s.function = std::move(f);
+    return s;
+  }
+
+ private:
+  static LsiSpec with_kind(LsiKind kind, double c = 0.0) {
+    LsiSpec s;
+    s.kind = kind;
+    s.c = c;
+    return s;
+  }
+};
+
+/// An event of the configuration, applied after `after_step` completed steps (0: before the first).
+struct ScheduledEvent {
+  std::int64_t after_step = 0;
+  StepEvent event;
+};
+
+struct RunSpec {
+  AlgorithmSpec algorithm;
+  LsiSpec lsi;
+  GammaChoice gamma = GammaChoice::fixed(0.5);
+  InitialCurve initial = ZeroCurve{};
+  std::vector<double> orders;
+  std::vector<ScheduledEvent> events;
+  RecordPlan record;
+
+  std::int64_t total_steps() const;
+};
+
+}  // namespace rdpdyn

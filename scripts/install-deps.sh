@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian bookworm packages rdpdyn needs to build, test and benchmark.
+# Run as root on a fresh machine; packages already present are left as they are.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build pkg-config
+  libpetsc-real-dev openmpi-bin libopenmpi-dev
+  libeigen3-dev libboost-dev catch2 libbenchmark-dev
+  libcli11-dev libtoml11-dev nlohmann-json3-dev libmuparser-dev
+  hdf5-tools python3-h5py python3-numpy
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "install-deps: all ${#packages[@]} packages present"

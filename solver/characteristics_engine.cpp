@@ -1,0 +1,102 @@
+#include "solver/characteristics_engine.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "dynamics/overloaded.hpp"
+
+namespace rdpdyn {
+namespace {
+
+/// w(alpha) = (initial_absorbed ? 0 : exp(-transport) w_0(alpha_0)) + offset.
+struct CharacteristicState {
+  double transport = 0.0;
+  double offset = 0.0;
+  bool initial_absorbed = false;
+  double inverse_lsi = kPointMassInverseLsi;
+};
+
+double w_at(const CharacteristicState& s, const InitialCurve& initial, double alpha) {
+  if (s.initial_absorbed || std::isinf(s.transport)) return s.offset;
+  const double decay = std::exp(-s.transport);
+  const double alpha0 = 1.0 + (alpha - 1.0) * decay;  // foot of the characteristic
+  return decay * initial_rdp(initial, alpha0) / alpha0 + s.offset;
+}
+
+void apply_event(CharacteristicState& s, const StepEvent& event) {
+  std::visit(Overloaded{
+                 // Post-processing keeps the bound (data processing); LSI c -> c / L^2 (C21 L. 8).
+                 [&](const LipschitzMap& m) { s.inverse_lsi *= m.lipschitz * m.lipschitz; },
+                 // Gaussian mechanism RDP alpha Delta^2/(2 s^2) (Ye & Shokri 2022 eq. (70)):
+                 // w = R/alpha jumps by Delta^2/(2 s^2) at every order.
+                 [&](const GaussianRelease& g) {
+                   s.offset += g.sensitivity * g.sensitivity / (2.0 * g.noise_std * g.noise_std);
+                 },
+                 [&](const LsiRestart& r) { s.inverse_lsi = 1.0 / r.c; },
+             },
+             event);
+}
+
+}  // namespace
+
+void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve& initial,
+                              std::span<const double> orders, const CharacteristicsOptions& options,
+                              const RecordSink& sink) {
+  const auto total = static_cast<std::int64_t>(program.steps.size());
+  CharacteristicState state;
+  state.inverse_lsi = program.initial_inverse_lsi;
+  std::vector<double> row(orders.size());
+  double t = 0.0;
+
+  auto record = [&](std::int64_t step) {
+    for (std::size_t j = 0; j < orders.size(); ++j)
+      row[j] = orders[j] * w_at(state, initial, orders[j]);
+    sink(step, t, lsi_constant_from_inverse(state.inverse_lsi), row);
+  };
+  record(0);
+
+  for (std::int64_t k = 0; k < total; ++k) {
+    const ProgramStep& step = program.steps[static_cast<std::size_t>(k)];
+    for (const auto& e : step.before) apply_event(state, e);
+    const DiffusionInterval& iv = step.diffusion;
+    if (step.gamma.is_optimal()) {
+      if (!state.initial_absorbed && !is_linear_in_alpha(initial))
+        throw std::invalid_argument(
+            "gamma = \"optimal\" needs data linear in alpha in the characteristics engine, but the "
+            "initial curve is '" + initial_curve_kind(initial) + "'");
+      const double w_start =
+          state.initial_absorbed || std::isinf(state.transport)
+              ? state.offset
+              : std::exp(-state.transport) * linear_initial_slope(initial) + state.offset;
+      state.offset = optimal_gamma_flow(iv, w_start, state.inverse_lsi, t, options.tolerance);
+      state.initial_absorbed = true;
+    } else {
+      const IntervalFlow flow =
+          fixed_gamma_flow(iv, step.gamma.value, state.inverse_lsi, t, options.tolerance);
+      state.transport += flow.transport;
+      state.offset = std::exp(-flow.transport) * state.offset + flow.source;
+    }
+    state.inverse_lsi = end_inverse_lsi(iv, state.inverse_lsi, t);
+    t += iv.duration;
+    for (const auto& e : step.after) apply_event(state, e);
+    if (options.record.records(k + 1, total)) record(k + 1);
+  }
+}
+
+Solution solve_by_characteristics(const PrivacyProgram& program, const InitialCurve& initial,
+                                  std::span<const double> orders,
+                                  const CharacteristicsOptions& options) {
+  Solution out;
+  out.orders.assign(orders.begin(), orders.end());
+  solve_by_characteristics(program, initial, orders, options,
+                           [&](std::int64_t step, double t, double c, std::span<const double> R) {
+                             out.steps.push_back(step);
+                             out.times.push_back(t);
+                             out.lsi_constant.push_back(c);
+                             out.R.insert(out.R.end(), R.begin(), R.end());
+                           });
+  return out;
+}
+
+}  // namespace rdpdyn

@@ -1,0 +1,192 @@
+#include "solver/interval_flow.hpp"
+
+#include <array>
+#include <boost/numeric/odeint.hpp>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "dynamics/overloaded.hpp"
+#include "dynamics/pdi.hpp"
+
+namespace rdpdyn {
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// (1 - e^{-x}) / x, stable for small x, 1 at x = 0.
+double one_minus_exp_over_x(double x) {
+  if (x == 0.0) return 1.0;
+  if (std::isinf(x)) return 0.0;
+  return -std::expm1(-x) / x;
+}
+
+/// c(s) of a user schedule, checked: a schedule must be a finite non-negative LSI constant.
+double checked_lsi(const FunctionLsi& f, double s, double t) {
+  const double c = f.c(s, t);
+  if (!(c >= 0.0) || std::isinf(c)) {
+    std::ostringstream msg;
+    msg << "LSI schedule '" << f.description << "' gave c = " << c << " at s = " << s
+        << ", t = " << t << ": it must be finite and >= 0";
+    throw std::domain_error(msg.str());
+  }
+  return c;
+}
+
+/// Integrates a system with the Dormand-Prince 5(4) controlled stepper twice (tolerance and
+/// tolerance / 1000) and returns both end states: the finer one is the value, their difference
+/// the error estimate used for the conservative bias.
+template <class System>
+std::pair<std::array<double, 2>, std::array<double, 2>> integrate_twice(
+    System system, std::array<double, 2> x0, double tau, const IntegrationTolerance& tol) {
+  using State = std::array<double, 2>;
+  auto run = [&](double scale) {
+    State x = x0;
+    auto stepper = odeint::make_controlled(tol.absolute * scale, tol.relative * scale,
+                                           odeint::runge_kutta_dopri5<State>());
+    odeint::integrate_adaptive(stepper, system, x, 0.0, tau, tau / 64.0);
+    return x;
+  };
+  return {run(1e-3), run(1.0)};
+}
+
+// ---- fixed gamma -------------------------------------------------------------------------------
+
+IntervalFlow constant_fixed(const ConstantLsi& lsi, const DiffusionInterval& iv, double gamma) {
+  // a1, a2 constant: A = a1 tau, psi = a2 (1 - e^{-a1 tau}) / a1 (C21 Thm 2 proof, eq. (13)).
+  const double a1 = pdi::transport_speed(gamma, iv.sigma, lsi.c);
+  const double a2 = pdi::source_rate(gamma, iv.sigma, iv.sensitivity);
+  const double A = a1 * iv.duration;
+  return {A, a2 * iv.duration * one_minus_exp_over_x(A)};
+}
+
+IntervalFlow gaussian_convolution_fixed(const DiffusionInterval& iv, double gamma, double A0) {
+  // c(s) = 1/V(s), V(s) = A0 + 2 sigma^2 s (C21 Lemmas 8, 9; math.md section 2):
+  //   int_0^tau a1 = kappa ln(V(tau)/A0),  kappa = 1 - gamma,
+  //   psi = a2 int_0^tau (V(s)/V(tau))^kappa ds = a2 V(tau) (1 - (A0/V(tau))^{kappa+1}) / ((kappa+1) 2 sigma^2).
+  const double kappa = 1.0 - gamma;
+  const double two_s2 = 2.0 * iv.sigma * iv.sigma;
+  const double a2 = pdi::source_rate(gamma, iv.sigma, iv.sensitivity);
+  const double V = A0 + two_s2 * iv.duration;
+  if (A0 <= 0.0) {  // point-mass start: V(0) = 0, ln V(tau)/V(0) = +infinity.
+    return {kappa > 0.0 ? kInf : 0.0, a2 * iv.duration / (kappa + 1.0)};
+  }
+  const double log_ratio = std::log1p(two_s2 * iv.duration / A0);  // ln(V(tau)/A0)
+  const double one_minus_pow = -std::expm1(-(kappa + 1.0) * log_ratio);
+  return {kappa * log_ratio, a2 * V * one_minus_pow / ((kappa + 1.0) * two_s2)};
+}
+
+IntervalFlow function_fixed(const FunctionLsi& lsi, const DiffusionInterval& iv, double gamma,
+                            double t0, const IntegrationTolerance& tol) {
+  // State (A, psi): A' = a1(s), psi' = a2 - a1(s) psi.
+  const double a2 = pdi::source_rate(gamma, iv.sigma, iv.sensitivity);
+  auto system = [&](const std::array<double, 2>& x, std::array<double, 2>& dx, double s) {
+    const double a1 = pdi::transport_speed(gamma, iv.sigma, checked_lsi(lsi, s, t0 + s));
+    dx[0] = a1;
+    dx[1] = a2 - a1 * x[1];
+  };
+  const auto [fine, coarse] = integrate_twice(system, {0.0, 0.0}, iv.duration, tol);
+  // Conservative bias: a smaller transport and a larger source can only raise the bound.
+  const double err_A = tol.safety_factor * std::abs(fine[0] - coarse[0]) + 4e-16 * fine[0];
+  const double err_psi = tol.safety_factor * std::abs(fine[1] - coarse[1]) + 4e-16 * fine[1];
+  return {std::max(0.0, fine[0] - err_A), fine[1] + err_psi};
+}
+
+// ---- optimal gamma -----------------------------------------------------------------------------
+
+double constant_optimal(const ConstantLsi& lsi, const DiffusionInterval& iv, double w0) {
+  // Q constant. Regime Q w <= P: w' = P until w = P/Q; then in u = sqrt(w):
+  // u' = sqrt(P Q) - Q u / 2, u -> u* = 2 sqrt(P/Q) exponentially (math.md end of s.3).
+  const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
+  const double Q = pdi::decay_scale(iv.sigma, lsi.c);
+  double tau = iv.duration;
+  if (Q == 0.0 || (P == 0.0 && w0 == 0.0)) return w0 + P * tau;
+  double u0 = std::sqrt(w0);
+  if (Q * w0 <= P) {
+    const double t_switch = (P / Q - w0) / P;
+    if (t_switch >= tau) return w0 + P * tau;
+    tau -= t_switch;
+    u0 = std::sqrt(P / Q);
+  }
+  const double u_star = 2.0 * std::sqrt(P / Q);
+  const double u = u_star + (u0 - u_star) * std::exp(-0.5 * Q * tau);
+  return u * u;
+}
+
+double gaussian_convolution_optimal(const DiffusionInterval& iv, double w0, double A0) {
+  // Q(s) = 2 sigma^2 / V(s). The switch curve w = P/Q(s) = P V(s)/(2 sigma^2) solves both
+  // regimes, so the regime of the start holds for the whole interval:
+  //  - 2 sigma^2 w0 <= P A0: w = w0 + P tau;
+  //  - else u = sqrt(w) solves u' = sqrt(P Q) - Q u/2 with integrating factor sqrt(V/A0):
+  //    u(tau) = (u0 sqrt(A0) + tau sqrt(2 sigma^2 P)) / sqrt(V(tau)).
+  const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
+  const double two_s2 = 2.0 * iv.sigma * iv.sigma;
+  if (two_s2 * w0 <= P * A0) return w0 + P * iv.duration;
+  const double V = A0 + two_s2 * iv.duration;
+  const double u = (std::sqrt(w0) * std::sqrt(A0) + iv.duration * std::sqrt(two_s2 * P)) / std::sqrt(V);
+  return u * u;
+}
+
+double function_optimal(const FunctionLsi& lsi, const DiffusionInterval& iv, double w0, double t0,
+                        const IntegrationTolerance& tol) {
+  const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
+  auto system = [&](const std::array<double, 2>& x, std::array<double, 2>& dx, double s) {
+    const double Q = pdi::decay_scale(iv.sigma, checked_lsi(lsi, s, t0 + s));
+    dx[0] = pdi::optimal_rate(P, Q, std::max(0.0, x[0]));
+    dx[1] = 0.0;
+  };
+  const auto [fine, coarse] = integrate_twice(system, {w0, 0.0}, iv.duration, tol);
+  return fine[0] + tol.safety_factor * std::abs(fine[0] - coarse[0]) + 4e-16 * fine[0];
+}
+
+}  // namespace
+
+IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
+                              double start_inverse_lsi, double start_time,
+                              const IntegrationTolerance& tol) {
+  return std::visit(
+      Overloaded{
+          [&](const ConstantLsi& c) { return constant_fixed(c, interval, gamma); },
+          [&](const GaussianConvolutionLsi&) {
+            return gaussian_convolution_fixed(interval, gamma, start_inverse_lsi);
+          },
+          [&](const FunctionLsi& f) { return function_fixed(f, interval, gamma, start_time, tol); },
+      },
+      interval.lsi);
+}
+
+double optimal_gamma_flow(const DiffusionInterval& interval, double w_start,
+                          double start_inverse_lsi, double start_time,
+                          const IntegrationTolerance& tol) {
+  return std::visit(
+      Overloaded{
+          [&](const ConstantLsi& c) { return constant_optimal(c, interval, w_start); },
+          [&](const GaussianConvolutionLsi&) {
+            return gaussian_convolution_optimal(interval, w_start, start_inverse_lsi);
+          },
+          [&](const FunctionLsi& f) {
+            return function_optimal(f, interval, w_start, start_time, tol);
+          },
+      },
+      interval.lsi);
+}
+
+double end_inverse_lsi(const DiffusionInterval& interval, double start_inverse_lsi,
+                       double start_time) {
+  return std::visit(
+      Overloaded{
+          [&](const ConstantLsi& c) { return 1.0 / c.c; },
+          [&](const GaussianConvolutionLsi&) {
+            return start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * interval.duration;
+          },
+          [&](const FunctionLsi& f) {
+            const double c = checked_lsi(f, interval.duration, start_time + interval.duration);
+            return c > 0.0 ? 1.0 / c : kInf;
+          },
+      },
+      interval.lsi);
+}
+
+}  // namespace rdpdyn

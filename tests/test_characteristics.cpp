@@ -1,0 +1,152 @@
+// The characteristics engine over whole programs.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "models/privacy_model.hpp"
+#include "solver/characteristics_engine.hpp"
+#include "validation/closed_forms.hpp"
+
+using namespace rdpdyn;
+
+namespace {
+
+RunSpec squared_loss(double eta, double sigma, std::int64_t K, GammaChoice gamma) {
+  RunSpec spec;
+  spec.algorithm.loss = LossKind::Squared;
+  spec.algorithm.phases = {{K, eta, sigma, std::nullopt}};
+  spec.algorithm.n = 100;
+  spec.algorithm.sensitivity = 2.0;
+  spec.lsi = LsiSpec::recursion(1.0, 1.0);
+  spec.gamma = gamma;
+  spec.orders = {1.1, 2.0, 8.0, 64.0};
+  return spec;
+}
+
+Solution solve(const RunSpec& spec) {
+  return solve_by_characteristics(build_program(spec), spec.initial, spec.orders);
+}
+
+}  // namespace
+
+TEST_CASE("Optimal gamma + LSI recursion reproduces the exact divergence of C21 Thm 3", "[engine][optimal]") {
+  // math.md end of section 3: the PDI solution then equals the exact divergence at every step.
+  for (double eta : {0.001, 0.02, 0.5, 0.95})
+    for (double sigma : {0.02, 1.0}) {
+      const RunSpec spec = squared_loss(eta, sigma, 300, GammaChoice::optimal());
+      const Solution s = solve(spec);
+      for (std::size_t r = 0; r < s.record_count(); ++r)
+        for (std::size_t j = 0; j < s.orders.size(); ++j) {
+          const double exact = closed_forms::thm3_exact(s.orders[j], 2.0, 100, sigma, eta,
+                                                        static_cast<double>(s.steps[r]));
+          REQUIRE(s.row(r)[j] == Approx(exact).epsilon(1e-9).margin(1e-300));
+        }
+    }
+}
+
+TEST_CASE("Every fixed gamma gives a bound at or above the exact divergence (soundness)", "[engine]") {
+  for (double g : {0.05, 0.3, 0.5, 0.8, 1.0}) {
+    const RunSpec spec = squared_loss(0.05, 0.1, 200, GammaChoice::fixed(g));
+    const Solution s = solve(spec);
+    const Solution best = solve(squared_loss(0.05, 0.1, 200, GammaChoice::optimal()));
+    for (std::size_t r = 1; r < s.record_count(); ++r)
+      for (std::size_t j = 0; j < s.orders.size(); ++j) {
+        const double exact = closed_forms::thm3_exact(s.orders[j], 2.0, 100, 0.1, 0.05,
+                                                      static_cast<double>(s.steps[r]));
+        REQUIRE(s.row(r)[j] >= exact * (1 - 1e-12));
+        REQUIRE(best.row(r)[j] <= s.row(r)[j] * (1 + 1e-12));
+      }
+  }
+}
+
+TEST_CASE("Zero initial data give bounds exactly linear in alpha", "[engine]") {
+  const Solution s = solve(squared_loss(0.1, 0.5, 50, GammaChoice::fixed(0.5)));
+  for (std::size_t r = 0; r < s.record_count(); ++r)
+    for (std::size_t j = 0; j < s.orders.size(); ++j)
+      CHECK(s.row(r)[j] / s.orders[j] == Approx(s.row(r)[0] / s.orders[0]).epsilon(1e-14).margin(1e-300));
+}
+
+TEST_CASE("Records: step 0, every n-th step and the last one; times are sums of durations", "[engine]") {
+  RunSpec spec = squared_loss(0.1, 0.5, 23, GammaChoice::fixed(0.5));
+  CharacteristicsOptions options;
+  options.record.every = 5;
+  const Solution s = solve_by_characteristics(build_program(spec), spec.initial, spec.orders, options);
+  REQUIRE(s.steps == std::vector<std::int64_t>{0, 5, 10, 15, 20, 23});
+  CHECK(s.times.back() == Approx(2.3).epsilon(1e-14));
+  CHECK(std::isinf(s.lsi_constant.front()));  // point initialisation
+  // LSI recursion (C21 Lemmas 8, 9): 1/c_{k+1} = (1-eta)^2 / c_k + 2 eta sigma^2, c_0 = inf.
+  double inv = 0.0;
+  for (int k = 0; k < 23; ++k) inv = 0.81 * inv + 2 * 0.1 * 0.25;
+  CHECK(s.lsi_constant.back() == Approx(1.0 / inv).epsilon(1e-13));
+}
+
+TEST_CASE("A Gaussian release adds alpha Delta^2 / (2 s^2) at its instant", "[engine][events]") {
+  RunSpec spec = squared_loss(0.1, 0.5, 0, GammaChoice::fixed(1.0));
+  spec.events = {{0, GaussianRelease{0.3, 2.0}}};
+  spec.algorithm.phases = {{1, 0.1, 0.5, std::nullopt}};
+  spec.lsi = LsiSpec::constant(1e-300);  // no contraction: R after the step = jump + source
+  const Solution s = solve(spec);
+  for (std::size_t j = 0; j < s.orders.size(); ++j) {
+    const double jump = s.orders[j] * 0.09 / 8.0;  // Mironov 2017 Prop. 7
+    const double source = closed_forms::thm1(s.orders[j], 2.0 / 100, 0.5, 0.1);
+    CHECK(s.row(1)[j] == Approx(jump + source).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("Nonlinear initial data are transported: R_0 = kappa alpha^2 with gamma = 1 stays put", "[engine][transport]") {
+  RunSpec spec = squared_loss(0.1, 0.5, 10, GammaChoice::fixed(1.0));
+  spec.initial = PowerCurve{0.01, 2.0};
+  const Solution s = solve(spec);
+  for (std::size_t j = 0; j < s.orders.size(); ++j) {
+    const double a = s.orders[j];
+    CHECK(s.row(10)[j] == Approx(0.01 * a * a + closed_forms::thm1(a, 0.02, 0.5, 1.0)).epsilon(1e-13));
+  }
+}
+
+TEST_CASE("Tabulated initial data give a sound upper bound of the transported exact curve", "[engine][transport]") {
+  // Exact curve R_0 = kappa alpha^2 sampled on a coarse table; the engine's answer must lie at or
+  // above the solution from the exact curve, and within the interpolation gap.
+  RunSpec spec = squared_loss(0.1, 0.5, 30, GammaChoice::fixed(0.5));
+  spec.lsi = LsiSpec::constant(3.0);
+  spec.orders = {1.2, 3.0, 7.5, 20.0, 60.0};
+  TableCurve table;
+  for (double a : {1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0}) {
+    table.alpha.push_back(a);
+    table.values.push_back(0.01 * a * a);
+  }
+  RunSpec exact = spec;
+  exact.initial = PowerCurve{0.01, 2.0};
+  spec.initial = table;
+  const Solution approx = solve(spec), reference = solve(exact);
+  bool some_gap = false;
+  for (std::size_t r = 0; r < approx.record_count(); ++r)
+    for (std::size_t j = 0; j < approx.orders.size(); ++j) {
+      REQUIRE(approx.row(r)[j] >= reference.row(r)[j] * (1 - 1e-14));
+      some_gap = some_gap || approx.row(r)[j] > reference.row(r)[j] * (1 + 1e-6);
+    }
+  CHECK(some_gap);  // the interpolation is an over-estimate between nodes, not a copy
+}
+
+TEST_CASE("Optimal gamma refuses nonlinear initial data", "[engine][optimal]") {
+  RunSpec spec = squared_loss(0.1, 0.5, 3, GammaChoice::optimal());
+  spec.initial = PowerCurve{0.01, 2.0};
+  REQUIRE_THROWS_AS(solve(spec), std::invalid_argument);
+}
+
+TEST_CASE("Linear initial data with optimal gamma: exact for Gaussian initial laws", "[engine][optimal]") {
+  // Initial laws N(m0, v0) and N(0, v0): R_0 = alpha m0^2 / (2 v0) (linear), c_0 = 1 / v0. Under
+  // the squared loss the laws stay Gaussian: m_{k+1} = (1-eta) m_k + eta S_v,
+  // v_{k+1} = (1-eta)^2 v_k + 2 eta sigma^2, R = alpha m^2 / (2 v). The optimal-gamma PDI is
+  // exact as long as it starts in the regime gamma* < 1 (here 2 sigma^2 w0 > P A).
+  const double eta = 0.1, sigma = 0.5, m0 = 0.1, v0 = 1.0, Sv = 0.02;
+  RunSpec spec = squared_loss(eta, sigma, 40, GammaChoice::optimal());
+  spec.lsi.c0 = 1.0 / v0;
+  spec.initial = LinearCurve{m0 * m0 / (2 * v0)};
+  const Solution s = solve(spec);
+  double m = m0, v = v0;
+  for (std::size_t r = 0; r < s.record_count(); ++r) {
+    for (std::size_t j = 0; j < s.orders.size(); ++j)
+      REQUIRE(s.row(r)[j] == Approx(s.orders[j] * m * m / (2 * v)).epsilon(1e-12));
+    m = (1 - eta) * m + eta * Sv;
+    v = (1 - eta) * (1 - eta) * v + 2 * eta * sigma * sigma;
+  }
+}

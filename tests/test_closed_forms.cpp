@@ -1,0 +1,74 @@
+// Closed forms of C21 against independent derivations of the same quantities.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "validation/closed_forms.hpp"
+
+using namespace rdpdyn;
+
+namespace {
+// C21 Figure 1/2 setting.
+constexpr double Sg = 4.0, n = 5000.0, eta = 0.02, sigma = 0.02;
+}  // namespace
+
+TEST_CASE("Thm 2 at gamma = 1/2 is the form stated in C21 Thm 2", "[closed-form]") {
+  // C21 Thm 2, gamma = 1/2: alpha S_g^2 / (2 c sigma^4 n^2) (1 - e^{-sigma^2 c eta K}).
+  for (double c : {10.0, 1250.0, 1e5})
+    for (double K : {1.0, 100.0, 1e4}) {
+      const double stated = 7.0 * Sg * Sg / (2.0 * c * std::pow(sigma, 4) * n * n) *
+                            -std::expm1(-sigma * sigma * c * eta * K);
+      CHECK(closed_forms::thm2(7.0, Sg, n, sigma, c, 0.5, eta * K) == Approx(stated).epsilon(1e-13));
+    }
+}
+
+TEST_CASE("Cor 1 and Cor 2 are Thm 2 with their LSI constants", "[closed-form]") {
+  // C21 Cor 1 proof: c = lambda / (2 sigma^2); Cor 2 proof: c = (2 - eta) / (2 sigma^2).
+  for (double lambda : {1.0, 2.0, 4.0}) {
+    const double c = lambda / (2 * sigma * sigma);
+    CHECK(closed_forms::cor1(20, Sg, n, sigma, lambda, eta, 300) ==
+          Approx(closed_forms::thm2(20, Sg, n, sigma, c, 0.5, eta * 300)).epsilon(1e-13));
+  }
+  const double c2 = (2 - eta) / (2 * sigma * sigma);
+  CHECK(closed_forms::cor2(30, Sg, n, sigma, eta, 77) ==
+        Approx(closed_forms::thm2(30, Sg, n, sigma, c2, 0.5, eta * 77)).epsilon(1e-13));
+}
+
+TEST_CASE("Thm 3 exact divergence equals the Gaussian divergence computed from the iterates", "[closed-form]") {
+  // Squared loss, theta_0 = 0, neighbouring data differ by S_g in one record (d = 1):
+  // mean gap m_{k+1} = (1-eta) m_k + eta S_g / n, variance v_{k+1} = (1-eta)^2 v_k + 2 eta sigma^2,
+  // and R_alpha(N(m, v) || N(0, v)) = alpha m^2 / (2 v) (Gil et al. 2013, Gaussian case).
+  double m = 0.0, v = 0.0;
+  for (int K = 1; K <= 2000; ++K) {
+    m = (1 - eta) * m + eta * Sg / n;
+    v = (1 - eta) * (1 - eta) * v + 2 * eta * sigma * sigma;
+    if (K % 97 == 1 || K == 2000) {
+      const double exact = 10.0 * m * m / (2 * v);
+      REQUIRE(closed_forms::thm3_exact(10.0, Sg, n, sigma, eta, K) == Approx(exact).epsilon(1e-11));
+    }
+  }
+}
+
+TEST_CASE("Thm 3 sandwich: lower bound <= exact <= Cor 2, and one step is the Gaussian mechanism", "[closed-form]") {
+  for (double e : {0.001, 0.02, 0.3, 0.9})
+    for (double K : {1.0, 5.0, 50.0, 5000.0}) {
+      const double lower = closed_forms::thm3_lower(4, Sg, n, sigma, e, K);
+      const double exact = closed_forms::thm3_exact(4, Sg, n, sigma, e, K);
+      const double cor2 = closed_forms::cor2(4, Sg, n, sigma, e, K);
+      CHECK(lower <= exact * (1 + 1e-14));
+      CHECK(exact <= cor2);
+    }
+  // K = 1: Gaussian mechanism with Delta = eta S_g / n and variance 2 eta sigma^2:
+  // alpha Delta^2 / (2 * 2 eta sigma^2) = alpha eta S_g^2 / (4 sigma^2 n^2) = composition of 1 step.
+  CHECK(closed_forms::thm3_exact(3, Sg, n, sigma, eta, 1) ==
+        Approx(closed_forms::composition(3, Sg, n, sigma, eta, 1)).epsilon(1e-13));
+  // K -> infinity: alpha S_g^2 (2 - eta) / (4 sigma^2 n^2).
+  CHECK(closed_forms::thm3_exact(3, Sg, n, sigma, eta, 1e6) ==
+        Approx(3 * Sg * Sg * (2 - eta) / (4 * sigma * sigma * n * n)).epsilon(1e-13));
+}
+
+TEST_CASE("Thm 1 equals composition for noisy GD (S_v = S_g / n, T = eta K)", "[closed-form]") {
+  CHECK(closed_forms::thm1(12, Sg / n, sigma, eta * 345) ==
+        Approx(closed_forms::composition(12, Sg, n, sigma, eta, 345)).epsilon(1e-14));
+  // A value from the formula of C21 App. E: alpha S_g^2 eta K / (4 n^2 sigma^2) at alpha = 10, K = 100.
+  CHECK(closed_forms::composition(10, Sg, n, sigma, eta, 100) == Approx(0.008).epsilon(1e-14));
+}

@@ -1,0 +1,137 @@
+// The TOML configuration: the documented keys, and every rejection naming key, value and rule.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "io/config.hpp"
+#include "models/spec_error.hpp"
+
+using namespace rdpdyn;
+
+namespace {
+
+const std::string kBase = R"(
+[orders]
+values = [2, 10, 30]
+[algorithm]
+kind = "noisy-gd"
+steps = 100
+eta = 0.02
+sigma = 0.02
+n = 5000
+sensitivity = 4
+[lsi]
+kind = "strongly-convex"
+lambda = 1
+beta = 4
+)";
+
+/// Replaces the first line starting with `prefix` by `line` (or appends `line` if absent).
+std::string with(std::string text, const std::string& prefix, const std::string& line) {
+  const auto pos = text.find("\n" + prefix);
+  if (pos == std::string::npos) return text + line + "\n";
+  const auto end = text.find('\n', pos + 1);
+  return text.replace(pos + 1, end - pos - 1, line);
+}
+
+SpecError error_of(const std::string& text) {
+  try {
+    parse_config_text(text, "test.toml");
+  } catch (const SpecError& e) {
+    return e;
+  }
+  FAIL("configuration was accepted: " << text);
+  throw;
+}
+
+void check_error(const std::string& text, const std::string& key, const std::string& value,
+                 const std::string& rule_part) {
+  const SpecError e = error_of(text);
+  INFO(e.what());
+  CHECK(e.key() == key);
+  CHECK(e.value() == value);
+  CHECK_THAT(e.rule(), Catch::Contains(rule_part));
+}
+
+}  // namespace
+
+TEST_CASE("The base configuration parses into the documented run", "[config]") {
+  const RunConfig cfg = parse_config_text(kBase, "test.toml");
+  CHECK(cfg.spec.orders == std::vector<double>{2, 10, 30});
+  REQUIRE(cfg.spec.algorithm.phases.size() == 1);
+  CHECK(cfg.spec.algorithm.phases[0].steps == 100);
+  CHECK(cfg.spec.algorithm.phases[0].eta == 0.02);
+  CHECK(cfg.spec.lsi.kind == LsiKind::StronglyConvex);
+  CHECK(cfg.spec.gamma.value == 0.5);  // default: C21 Thm 2's gamma
+  CHECK(cfg.text == kBase);
+}
+
+TEST_CASE("Orders may be log-spaced in alpha - 1", "[config]") {
+  const std::string text = with(kBase, "values", "min = 1.5\nmax = 257\ncount = 9");
+  const RunConfig cfg = parse_config_text(text, "t");
+  REQUIRE(cfg.spec.orders.size() == 9);
+  CHECK(cfg.spec.orders.front() == 1.5);
+  CHECK(cfg.spec.orders.back() == 257);
+  CHECK(cfg.spec.orders[4] - 1 == Approx(std::sqrt(0.5 * 256)));  // geometric midpoint of alpha - 1
+}
+
+TEST_CASE("Schedule phases override the scalars in turn", "[config]") {
+  const std::string text = kBase + R"(
+[[algorithm.schedule]]
+steps = 30
+eta = 0.01
+[[algorithm.schedule]]
+steps = 20
+sigma = 0.05
+gamma = 0.7
+)";
+  const std::string constant_lsi = with(with(with(text, "kind = \"strongly", "kind = \"constant\"\nc = 5"), "lambda", ""), "beta", "");
+  const RunConfig cfg = parse_config_text(constant_lsi, "t");
+  const auto& ph = cfg.spec.algorithm.phases;
+  REQUIRE(ph.size() == 3);  // 30 + 20 scheduled, 50 more from the scalars
+  CHECK(ph[0].eta == 0.01);
+  CHECK(ph[0].sigma == 0.02);
+  CHECK(ph[1].sigma == 0.05);
+  CHECK(*ph[1].gamma == 0.7);
+  CHECK(ph[2].steps == 50);
+}
+
+TEST_CASE("Bad input is refused with key, value and rule", "[config][errors]") {
+  check_error(kBase + "colour = 3\n", "lsi.colour", "3", "unknown key");
+  check_error(with(kBase, "sigma", "sigma = -1"), "algorithm.sigma", "-1", "> 0");
+  check_error(with(kBase, "sigma", "sigma = 0"), "algorithm.sigma", "0", "> 0");
+  check_error(with(kBase, "sigma", "sigma = nan"), "algorithm.sigma", "nan", "finite");
+  check_error(with(kBase, "sigma", "sigma = \"big\""), "algorithm.sigma", "\"big\"", "number");
+  check_error(with(kBase, "values", "values = [2, 1, 30]"), "orders.values[1]", "1", "> 1");
+  check_error(with(kBase, "values", "values = [2, 30, 10]"), "orders.values[2]", "10", "increasing");
+  check_error(with(kBase, "n = ", "n = 0.5"), "algorithm.n", "0.5", ">= 1");
+  check_error(with(kBase, "steps", "steps = -3"), "algorithm.steps", "-3", ">= 0");
+  check_error(with(kBase, "steps", "steps = 2.5"), "algorithm.steps", "2.5", "integer");
+  check_error(with(kBase, "eta", "eta = 0.3"), "algorithm.eta", "0.3", "1/beta");
+  check_error(with(kBase, "kind = \"noisy", "kind = \"sgd\""), "algorithm.kind", "\"sgd\"", "one of");
+  check_error(kBase + "[analysis]\ngamma = 1.5\n", "analysis.gamma", "1.5", "(0, 1]");
+  check_error(kBase + "[analysis]\ngamma = \"best\"\n", "analysis.gamma", "\"best\"", "optimal");
+  check_error(kBase + "[initial]\nkind = \"table\"\nalpha = [2, 10, 30]\nR = [0.1, 0.05, 0.2]\n",
+              "initial.R[1]", "0.05", "non-decreasing");
+  check_error(kBase + "[initial]\nkind = \"table\"\nalpha = [2, 3, 3]\nR = [0.1, 0.2, 0.3]\n",
+              "initial.alpha[2]", "3", "increasing");
+  check_error(kBase + "[initial]\nkind = \"table\"\nalpha = [2, 10]\nR = [0.1, 0.2]\n", "orders",
+              "max 30", "largest tabulated order");
+  check_error(kBase + "[analysis]\ngamma = \"optimal\"\n[initial]\nkind = \"power\"\nscale = 1\nexponent = 2\n",
+              "analysis.gamma", "\"optimal\"", "linear in alpha");
+  check_error(kBase + "[lsi.extra]\n", "lsi.extra", "a table", "unknown key");
+  check_error("[orders\n", "test.toml", "(file)", "not valid TOML");
+}
+
+TEST_CASE("Missing required keys are named", "[config][errors]") {
+  const std::string no_n = with(kBase, "n = ", "");
+  check_error(no_n, "algorithm.n", "missing", "required");
+}
+
+TEST_CASE("Function schedules and curves compile; bad expressions are refused", "[config]") {
+  const std::string fn = with(kBase, "kind = \"strongly", "kind = \"function\"\nc = \"1/(0.001 + 2*s*0.0004)\"");
+  const std::string text = with(with(fn, "lambda", ""), "beta", "");
+  const RunConfig cfg = parse_config_text(text, "t");
+  CHECK(cfg.spec.lsi.function.c(0.5, 0.0) == Approx(1.0 / 0.0014));
+  const std::string bad = with(with(with(kBase, "kind = \"strongly", "kind = \"function\"\nc = \"1/(s +\""), "lambda", ""), "beta", "");
+  check_error(bad, "lsi.c", "\"1/(s +\"", "not a valid expression");
+}

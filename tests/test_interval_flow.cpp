@@ -1,0 +1,125 @@
+// One diffusion interval: closed forms against brute-force integration of the same ODEs.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+
+#include "dynamics/pdi.hpp"
+#include "solver/interval_flow.hpp"
+
+using namespace rdpdyn;
+
+namespace {
+
+/// Classical RK4 with n steps for a scalar ODE x' = f(s, x) (independent reference integrator).
+double rk4(const std::function<double(double, double)>& f, double x, double tau, int n) {
+  const double h = tau / n;
+  for (int i = 0; i < n; ++i) {
+    const double s = i * h;
+    const double k1 = f(s, x), k2 = f(s + h / 2, x + h / 2 * k1), k3 = f(s + h / 2, x + h / 2 * k2),
+                 k4 = f(s + h, x + h * k3);
+    x += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+  }
+  return x;
+}
+
+DiffusionInterval interval(LsiSchedule lsi) { return {0.05, 0.3, 0.7, std::move(lsi)}; }
+
+}  // namespace
+
+TEST_CASE("Constant LSI flow is the exact solution of dw/dt = a2 - a1 w", "[flow]") {
+  const auto iv = interval(ConstantLsi{4.0});
+  for (double g : {0.2, 0.5, 1.0}) {
+    const IntervalFlow f = fixed_gamma_flow(iv, g, 0.0, 0.0, {});
+    const double a1 = 2 * (1 - g) * 0.09 * 4.0, a2 = 0.49 / (4 * g * 0.09);
+    CHECK(f.transport == Approx(a1 * 0.05).epsilon(1e-15));
+    const double ref = rk4([&](double, double w) { return a2 - a1 * w; }, 0.0, 0.05, 2000);
+    CHECK(f.source == Approx(ref).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("Gaussian-convolution flow matches RK4 on c(s) = 1/(A + 2 s sigma^2)", "[flow]") {
+  const auto iv = interval(GaussianConvolutionLsi{});
+  for (double A : {1e-3, 0.05, 2.0})
+    for (double g : {0.1, 0.5, 0.9}) {
+      const IntervalFlow f = fixed_gamma_flow(iv, g, A, 0.0, {});
+      auto c = [&](double s) { return 1.0 / (A + 2 * 0.09 * s); };
+      const double transport = rk4([&](double s, double) { return pdi::transport_speed(g, 0.3, c(s)); },
+                                   0.0, 0.05, 4000);
+      const double source = rk4([&](double s, double w) {
+        return pdi::source_rate(g, 0.3, 0.7) - pdi::transport_speed(g, 0.3, c(s)) * w; }, 0.0, 0.05, 4000);
+      CHECK(f.transport == Approx(transport).epsilon(1e-10));
+      CHECK(f.source == Approx(source).epsilon(1e-10));
+    }
+}
+
+TEST_CASE("Point-mass start: infinite transport, source a2 tau / (2 - gamma)", "[flow]") {
+  const auto iv = interval(GaussianConvolutionLsi{});
+  const IntervalFlow f = fixed_gamma_flow(iv, 0.4, 0.0, 0.0, {});
+  CHECK(std::isinf(f.transport));
+  CHECK(f.source == Approx(pdi::source_rate(0.4, 0.3, 0.7) * 0.05 / 1.6).epsilon(1e-15));
+}
+
+TEST_CASE("Tiny intervals lose no precision (no cancellation in 1 - (A/V)^(kappa+1))", "[flow]") {
+  DiffusionInterval iv{1e-13, 0.3, 0.7, GaussianConvolutionLsi{}};
+  const IntervalFlow f = fixed_gamma_flow(iv, 0.5, 1.0, 0.0, {});
+  CHECK(f.source == Approx(pdi::source_rate(0.5, 0.3, 0.7) * 1e-13).epsilon(1e-10));
+}
+
+TEST_CASE("Optimal-gamma flows match RK4 on the minimised right-hand side", "[flow][optimal]") {
+  const double P = pdi::source_scale(0.3, 0.7);
+  for (double w0 : {0.0, 0.01, 0.5, 5.0}) {
+    {
+      const auto iv = interval(ConstantLsi{4.0});
+      const double Q = pdi::decay_scale(0.3, 4.0);
+      const double ref = rk4([&](double, double w) { return pdi::optimal_rate(P, Q, w); }, w0, 0.05, 20000);
+      CHECK(optimal_gamma_flow(iv, w0, 0.0, 0.0, {}) == Approx(ref).epsilon(1e-10));
+    }
+    for (double A : {0.01, 0.3}) {
+      const auto iv = interval(GaussianConvolutionLsi{});
+      const double ref = rk4([&](double s, double w) {
+        return pdi::optimal_rate(P, pdi::decay_scale(0.3, 1.0 / (A + 0.18 * s)), w); }, w0, 0.05, 20000);
+      CHECK(optimal_gamma_flow(iv, w0, A, 0.0, {}) == Approx(ref).epsilon(1e-10));
+    }
+  }
+}
+
+TEST_CASE("The optimal gamma is never worse than any fixed gamma on linear data", "[flow][optimal]") {
+  for (double A : {0.0, 0.01, 1.0})
+    for (double w0 : {0.0, 0.1, 3.0}) {
+      const auto iv = interval(GaussianConvolutionLsi{});
+      const double best = optimal_gamma_flow(iv, w0, A, 0.0, {});
+      for (double g = 0.05; g <= 1.0; g += 0.05) {
+        const IntervalFlow f = fixed_gamma_flow(iv, g, A, 0.0, {});
+        const double fixed = (std::isinf(f.transport) ? 0.0 : std::exp(-f.transport) * w0) + f.source;
+        CHECK(best <= fixed * (1 + 1e-12));
+      }
+    }
+}
+
+TEST_CASE("Function schedules through Odeint agree with the closed forms and err upwards", "[flow][odeint]") {
+  const double A = 0.02;
+  const auto exact_iv = interval(GaussianConvolutionLsi{});
+  const auto fn_iv = interval(FunctionLsi{[A](double s, double) { return 1.0 / (A + 0.18 * s); }, "test"});
+  for (double g : {0.3, 0.7}) {
+    const IntervalFlow exact = fixed_gamma_flow(exact_iv, g, A, 0.0, {});
+    const IntervalFlow numeric = fixed_gamma_flow(fn_iv, g, A, 0.0, {});
+    CHECK(numeric.transport == Approx(exact.transport).epsilon(1e-9));
+    CHECK(numeric.source == Approx(exact.source).epsilon(1e-9));
+    CHECK(numeric.transport <= exact.transport);  // conservative: less contraction
+    CHECK(numeric.source >= exact.source);        // conservative: more source
+  }
+  const double w_exact = optimal_gamma_flow(exact_iv, 0.2, A, 0.0, {});
+  const double w_numeric = optimal_gamma_flow(fn_iv, 0.2, A, 0.0, {});
+  CHECK(w_numeric == Approx(w_exact).epsilon(1e-9));
+  CHECK(w_numeric >= w_exact);
+}
+
+TEST_CASE("A schedule that leaves its domain is refused with its value", "[flow][odeint]") {
+  const auto iv = interval(FunctionLsi{[](double s, double) { return 1.0 - 100 * s; }, "1 - 100*s"});
+  REQUIRE_THROWS_WITH(fixed_gamma_flow(iv, 0.5, 0.0, 0.0, {}), Catch::Contains("1 - 100*s"));
+}
+
+TEST_CASE("End-of-interval LSI: Gaussian convolution adds 2 tau sigma^2 to 1/c (C21 Lemma 9)", "[flow]") {
+  CHECK(end_inverse_lsi(interval(GaussianConvolutionLsi{}), 0.5, 0.0) == Approx(0.5 + 2 * 0.05 * 0.09));
+  CHECK(end_inverse_lsi(interval(ConstantLsi{4.0}), 123.0, 0.0) == 0.25);
+}

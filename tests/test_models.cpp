@@ -1,0 +1,76 @@
+// Models: privacy programs and their assumption checks.
+#include <catch2/catch.hpp>
+
+#include "models/privacy_model.hpp"
+#include "models/spec_error.hpp"
+
+using namespace rdpdyn;
+
+namespace {
+RunSpec base(LsiSpec lsi, double eta = 0.02) {
+  RunSpec spec;
+  spec.algorithm.phases = {{10, eta, 0.02, std::nullopt}};
+  spec.algorithm.n = 5000;
+  spec.algorithm.sensitivity = 4.0;
+  spec.lsi = lsi;
+  spec.orders = {2.0};
+  return spec;
+}
+}  // namespace
+
+TEST_CASE("Strongly convex model refuses eta >= 1/beta (C21 Lemma 5)", "[models]") {
+  const RunSpec bad = base(LsiSpec::strongly_convex(1.0, 4.0), 0.25);
+  try {
+    build_program(bad);
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "algorithm.eta");
+    CHECK(e.value() == "0.25");
+    CHECK_THAT(e.rule(), Catch::Contains("1/beta") && Catch::Contains("Lemma 5"));
+  }
+  CHECK_NOTHROW(build_program(base(LsiSpec::strongly_convex(1.0, 4.0), 0.2499)));
+}
+
+TEST_CASE("Strongly convex model: c = lambda / (2 sigma^2) from a Gaussian initialisation", "[models]") {
+  const PrivacyProgram p = build_program(base(LsiSpec::strongly_convex(2.0, 4.0)));
+  REQUIRE(p.steps.size() == 10);
+  CHECK(std::get<ConstantLsi>(p.steps[3].diffusion.lsi).c == Approx(2.0 / (2 * 0.0004)));
+  CHECK(p.initial_inverse_lsi == Approx(2 * 0.0004 / 2.0));
+  CHECK(p.steps[0].diffusion.sensitivity == Approx(4.0 / 5000));  // S_v = S_g / n (C21 Lemma 4)
+}
+
+TEST_CASE("Recursion model: Lipschitz map 1 - eta lambda before each Gaussian-convolution step", "[models]") {
+  const PrivacyProgram p = build_program(base(LsiSpec::recursion(1.0, 4.0)));
+  REQUIRE(p.steps[0].before.size() == 1);
+  CHECK(std::get<LipschitzMap>(p.steps[0].before[0]).lipschitz == Approx(0.98));
+  CHECK(std::holds_alternative<GaussianConvolutionLsi>(p.steps[0].diffusion.lsi));
+  CHECK(p.initial_inverse_lsi == 0.0);  // point initialisation
+  LsiSpec given = LsiSpec::recursion(0.0, 0.0);
+  given.lipschitz = 1.0;
+  given.c0 = 50.0;
+  const PrivacyProgram q = build_program(base(given, 0.9));  // no eta check with a given L
+  CHECK(std::get<LipschitzMap>(q.steps[0].before[0]).lipschitz == 1.0);
+  CHECK(q.initial_inverse_lsi == Approx(0.02));
+}
+
+TEST_CASE("Phases run in order with their own eta, sigma and gamma", "[models]") {
+  RunSpec spec = base(LsiSpec::constant(3.0));
+  spec.algorithm.phases = {{2, 0.1, 1.0, 0.9}, {3, 0.2, 2.0, std::nullopt}};
+  const PrivacyProgram p = build_program(spec);
+  REQUIRE(p.steps.size() == 5);
+  CHECK(p.steps[1].diffusion.sigma == 1.0);
+  CHECK(p.steps[1].gamma.value == 0.9);
+  CHECK(p.steps[2].diffusion.duration == 0.2);
+  CHECK(p.steps[4].gamma.value == 0.5);
+}
+
+TEST_CASE("Squared loss refuses eta >= 1 and Langevin refuses step-based LSI models", "[models]") {
+  RunSpec sq = base(LsiSpec::squared_loss(), 1.0);
+  sq.algorithm.loss = LossKind::Squared;
+  CHECK_THROWS_AS(build_program(sq), SpecError);
+  RunSpec lg = base(LsiSpec::recursion(1.0, 4.0));
+  lg.algorithm.kind = AlgorithmKind::Langevin;
+  lg.algorithm.time = 1.0;
+  lg.algorithm.sigma = 1.0;
+  CHECK_THROWS_AS(build_program(lg), SpecError);
+}
