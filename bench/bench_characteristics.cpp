@@ -15,14 +15,16 @@ namespace {
 
 using namespace rdpdyn;
 
-/// A 10^5-step noisy-GD schedule on 256 log-spaced orders with the LSI recursion (C21 Lemmas
-/// 8, 9): the closed-form Gaussian-convolution path of the engine.
+/// A 10^5-step noisy-GD schedule (two phases) on 256 log-spaced orders, with the LSI recursion
+/// (C21 Lemmas 8, 9: the Gaussian-convolution closed form) or a constant LSI constant, and
+/// nonlinear initial data R_0 = 1e-4 alpha^2 so that every record evaluates the transport.
 RunSpec long_schedule(GammaChoice gamma, LsiKind lsi) {
   RunSpec spec;
   spec.algorithm.phases = {{50000, 0.02, 0.02, std::nullopt}, {50000, 0.01, 0.03, std::nullopt}};
   spec.algorithm.n = 5000;
   spec.algorithm.sensitivity = 4.0;
-  spec.lsi = lsi == LsiKind::Recursion ? LsiSpec::recursion(1.0, 4.0) : LsiSpec::constant(1000.0);
+  // Gaussian initialisation (finite c0): the initial curve stays in play through every step.
+  spec.lsi = lsi == LsiKind::Recursion ? LsiSpec::recursion(1.0, 4.0, 1000.0) : LsiSpec::constant(1000.0);
   spec.gamma = gamma;
   for (int i = 0; i < 256; ++i) spec.orders.push_back(1.0 + std::pow(10.0, -2.0 + 6.0 * i / 255.0));
   spec.initial = PowerCurve{1e-4, 2.0};  // nonlinear: every record evaluates the transport

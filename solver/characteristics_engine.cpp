@@ -17,11 +17,18 @@ struct CharacteristicState {
   double inverse_lsi = kPointMassInverseLsi;
 };
 
-double w_at(const CharacteristicState& s, const InitialCurve& initial, double alpha) {
-  if (s.initial_absorbed || std::isinf(s.transport)) return s.offset;
+/// R(alpha) = alpha w(alpha) at every order (math.md section 2, exact characteristic solution).
+void evaluate_rdp(const CharacteristicState& s, const InitialCurve& initial,
+                  std::span<const double> orders, std::span<double> R) {
+  if (s.initial_absorbed || std::isinf(s.transport)) {
+    for (std::size_t j = 0; j < orders.size(); ++j) R[j] = orders[j] * s.offset;
+    return;
+  }
   const double decay = std::exp(-s.transport);
-  const double alpha0 = 1.0 + (alpha - 1.0) * decay;  // foot of the characteristic
-  return decay * initial_rdp(initial, alpha0) / alpha0 + s.offset;
+  for (std::size_t j = 0; j < orders.size(); ++j) {
+    const double alpha0 = 1.0 + (orders[j] - 1.0) * decay;  // foot of the characteristic
+    R[j] = orders[j] * (decay * initial_rdp(initial, alpha0) / alpha0 + s.offset);
+  }
 }
 
 void apply_event(CharacteristicState& s, const StepEvent& event) {
@@ -47,12 +54,13 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
   CharacteristicState state;
   state.inverse_lsi = program.initial_inverse_lsi;
   std::vector<double> row(orders.size());
-  double t = 0.0;
+  // Time is a compensated (Neumaier) sum of the step durations, so K steps of eta end at K eta
+  // to the last bit rather than drifting by K roundings.
+  double t = 0.0, t_compensation = 0.0;
 
   auto record = [&](std::int64_t step) {
-    for (std::size_t j = 0; j < orders.size(); ++j)
-      row[j] = orders[j] * w_at(state, initial, orders[j]);
-    sink(step, t, lsi_constant_from_inverse(state.inverse_lsi), row);
+    evaluate_rdp(state, initial, orders, row);
+    sink(step, t + t_compensation, lsi_constant_from_inverse(state.inverse_lsi), row);
   };
   record(0);
 
@@ -69,16 +77,18 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
           state.initial_absorbed || std::isinf(state.transport)
               ? state.offset
               : std::exp(-state.transport) * linear_initial_slope(initial) + state.offset;
-      state.offset = optimal_gamma_flow(iv, w_start, state.inverse_lsi, t, options.tolerance);
+      state.offset = optimal_gamma_flow(iv, w_start, state.inverse_lsi, t + t_compensation, options.tolerance);
       state.initial_absorbed = true;
     } else {
       const IntervalFlow flow =
-          fixed_gamma_flow(iv, step.gamma.value, state.inverse_lsi, t, options.tolerance);
+          fixed_gamma_flow(iv, step.gamma.value, state.inverse_lsi, t + t_compensation, options.tolerance);
       state.transport += flow.transport;
       state.offset = std::exp(-flow.transport) * state.offset + flow.source;
     }
-    state.inverse_lsi = end_inverse_lsi(iv, state.inverse_lsi, t);
-    t += iv.duration;
+    state.inverse_lsi = end_inverse_lsi(iv, state.inverse_lsi, t + t_compensation);
+    const double t_next = t + iv.duration;
+    t_compensation += std::abs(t) >= iv.duration ? (t - t_next) + iv.duration : (iv.duration - t_next) + t;
+    t = t_next;
     for (const auto& e : step.after) apply_event(state, e);
     if (options.record.records(k + 1, total)) record(k + 1);
   }

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the rdpdyn command line: exit codes, error messages naming key/value/rule,
+no partial output, HDF5 layout and metadata read back with h5py, JSON summary.
+
+usage: test_cli.py RDPDYN SOURCE_DIR      (run by ctest; prints 'N passed, N failed')
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
+EXAMPLES = os.path.join(SOURCE, "examples")
+passed, failed = 0, 0
+
+
+def check(name, condition, detail=""):
+    global passed, failed
+    if condition:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {name}: {detail}")
+
+
+def run(*args):
+    return subprocess.run([RDPDYN, *args], capture_output=True, text=True, timeout=300)
+
+
+BASE = """
+[orders]
+values = [2, 10, 30]
+[algorithm]
+kind = "noisy-gd"
+steps = 100
+eta = 0.02
+sigma = 0.02
+n = 5000
+sensitivity = 4
+[lsi]
+kind = "strongly-convex"
+lambda = 1
+beta = 4
+"""
+
+with tempfile.TemporaryDirectory() as tmp:
+    # --version and --help
+    r = run("--version")
+    check("version", r.returncode == 0 and r.stdout.startswith("rdpdyn "), r.stdout + r.stderr)
+    r = run("--help")
+    check("help", r.returncode == 0 and "solve" in r.stdout and "validate" in r.stdout, r.stdout)
+    r = run("frobnicate")
+    check("unknown subcommand exits 2", r.returncode == 2, r.stderr)
+
+    # Bad input: message names key, value and rule; exit 2; no output file (nor temporary).
+    bad_cases = [
+        ("sigma = 0.02", "sigma = -0.5", "'algorithm.sigma' = -0.5", "> 0"),
+        ("values = [2, 10, 30]", "values = [0.5, 10, 30]", "'orders.values[0]' = 0.5", "> 1"),
+        ("n = 5000", "n = 0", "'algorithm.n' = 0", ">= 1"),
+        ("steps = 100", "steps = -1", "'algorithm.steps' = -1", ">= 0"),
+        ("eta = 0.02", "eta = 0.5", "'algorithm.eta' = 0.5", "1/beta"),
+        ("beta = 4", "beta = 4\ncolour = 1", "'lsi.colour' = 1", "unknown key"),
+        ("sigma = 0.02", "sigma = nan", "'algorithm.sigma' = nan", "finite"),
+        ("n = 5000", "n = \"many\"", "'algorithm.n' = \"many\"", "must be a number"),
+    ]
+    for old, new, key_value, rule in bad_cases:
+        cfg = os.path.join(tmp, "bad.toml")
+        with open(cfg, "w") as f:
+            f.write(BASE.replace(old, new))
+        out = os.path.join(tmp, "bad.h5")
+        r = run("solve", cfg, "-o", out)
+        check(f"bad input {new!r}: exit 2", r.returncode == 2, f"rc={r.returncode} {r.stderr}")
+        check(f"bad input {new!r}: message", key_value in r.stderr and rule in r.stderr, r.stderr)
+        check(f"bad input {new!r}: no output", not any(n.startswith("bad.h5") for n in os.listdir(tmp)),
+              os.listdir(tmp))
+    table = BASE + "[initial]\nkind = \"table\"\nalpha = [2, 10, 40]\nR = [0.1, 0.3, 0.2]\n"
+    cfg = os.path.join(tmp, "table.toml")
+    with open(cfg, "w") as f:
+        f.write(table)
+    r = run("solve", cfg, "-o", os.path.join(tmp, "t.h5"))
+    check("non-monotone table", r.returncode == 2 and "'initial.R[2]' = 0.2" in r.stderr, r.stderr)
+    r = run("solve", os.path.join(tmp, "missing.toml"))
+    check("missing config exits 2", r.returncode == 2 and "cannot be opened" in r.stderr, r.stderr)
+    r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "-o", os.path.join(tmp, "no", "dir.h5"))
+    check("missing output directory exits 2", r.returncode == 2 and "directory" in r.stderr, r.stderr)
+
+    # A good run: HDF5 layout, metadata and values read back; JSON agrees with the file.
+    cfg = os.path.join(EXAMPLES, "figure2_tight.toml")
+    out = os.path.join(tmp, "fig2.h5")
+    r = run("solve", cfg, "-o", out, "--json")
+    check("solve exit 0", r.returncode == 0, r.stderr)
+    summary = json.loads(r.stdout)
+    with h5py.File(out, "r") as f:
+        R = f["/R"][...]
+        orders = f["/orders"][...]
+        check("R shape", R.shape == (1001, 3), R.shape)
+        check("t", abs(f["/t"][-1] - 20.0) < 1e-12, f["/t"][-1])
+        check("step", list(f["/step"][:3]) == [0, 1, 2], f["/step"][:3])
+        attrs = f.attrs
+        with open(cfg) as c:
+            check("config attribute is the file", attrs["config"] == c.read())
+        check("schema version", int(attrs["schema_version"]) == 1)
+        check("engine attr", attrs["engine"] == "characteristics", attrs["engine"])
+        check("gamma mode attr", attrs["gamma_mode"] == "optimal", attrs["gamma_mode"])
+        check("program version attr", attrs["program_version"] == run("--version").stdout.split()[1])
+        check("units attr", "nats" in attrs["units_R"], attrs["units_R"])
+        names = set(f["/closed_forms"].keys())
+        check("closed forms present", {"cor2", "thm3-exact", "thm3-lower", "composition"} <= names, names)
+        exact = f["/closed_forms/thm3-exact"][...]
+        check("closed form shape", exact.shape == R.shape)
+        rel = np.max(np.abs(R[1:] - exact[1:]) / exact[1:])
+        check("optimal gamma equals the exact divergence (1e-9)", rel < 1e-9, rel)
+        check("json orders", summary["orders"] == list(orders))
+        check("json R is the final row", np.allclose(summary["R"], R[-1], rtol=0, atol=0))
+        check("json t", summary["t"] == 20.0)
+        check("json closed forms", np.allclose(summary["closed_forms"]["thm3-exact"], exact[-1], rtol=0, atol=0))
+
+    # Overwriting an existing output replaces it whole (atomic rename).
+    r = run("solve", os.path.join(EXAMPLES, "figure1_lambda4.toml"), "-o", out)
+    with h5py.File(out, "r") as f:
+        check("overwrite", "cor1" in f["/closed_forms"] and f["/R"].shape == (1001, 3))
+    check("no temporaries left", sorted(os.listdir(tmp)) == ["bad.toml", "fig2.h5", "table.toml"],
+          os.listdir(tmp))
+
+    # PETSc options pass through the command line untouched.
+    r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "-log_view_memory")
+    check("PETSc options pass through", r.returncode == 0, r.stderr)
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

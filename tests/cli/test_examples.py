@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Runs every example configuration and checks the curves each one exists to reproduce.
+
+Figure 1 of C21: the solver's R equals Cor 1 (gamma = 1/2) for lambda in {1, 2, 4}, and the
+composition baseline alpha S_g^2 eta K / (4 n^2 sigma^2) (C21 App. E) is there for every K.
+Figure 2 of C21: R equals Cor 2; the Thm 3 lower bound and exact divergence are there and sit
+below; the tight run (LSI recursion + optimal gamma) equals the exact divergence.
+
+usage: test_examples.py RDPDYN SOURCE_DIR
+"""
+import glob
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
+passed, failed = 0, 0
+
+
+def check(name, condition, detail=""):
+    global passed, failed
+    if condition:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {name}: {detail}")
+
+
+def solve(path, out):
+    r = subprocess.run([RDPDYN, "solve", path, "-o", out], capture_output=True, text=True, timeout=600)
+    check(f"{os.path.basename(path)} runs", r.returncode == 0, r.stderr)
+    return h5py.File(out, "r")
+
+
+def max_rel(a, b):
+    mask = b != 0
+    return float(np.max(np.abs(a[mask] - b[mask]) / np.abs(b[mask])))
+
+
+Sg, n, eta, sigma = 4.0, 5000.0, 0.02, 0.02
+with tempfile.TemporaryDirectory() as tmp:
+    examples = sorted(glob.glob(os.path.join(SOURCE, "examples", "*.toml")))
+    check("examples exist", len(examples) >= 7, examples)
+    for path in examples:
+        name = os.path.basename(path)[:-5]
+        with solve(path, os.path.join(tmp, name + ".h5")) as f:
+            R, orders, steps = f["/R"][...], f["/orders"][...], f["/step"][...]
+            check(f"{name}: finite, non-negative", np.all(np.isfinite(R)) and np.all(R >= 0))
+            check(f"{name}: non-decreasing in alpha", np.all(np.diff(R, axis=1) >= -1e-15 * R[:, 1:]))
+            cf = {k: f["/closed_forms/" + k][...] for k in f["/closed_forms"]}
+            if name.startswith("figure1_lambda"):
+                lam = float(name[len("figure1_lambda"):])
+                K = steps[:, None].astype(float)
+                cor1 = orders * Sg**2 / (lam * sigma**2 * n**2) * (1 - np.exp(-lam * eta * K / 2))
+                comp = orders * Sg**2 * eta * K / (4 * n**2 * sigma**2)
+                check(f"{name}: R = Cor 1 (C21)", max_rel(R, cor1) < 1e-12, max_rel(R, cor1))
+                check(f"{name}: cor1 curve", max_rel(cf["cor1"], cor1) < 1e-13)
+                check(f"{name}: composition curve", max_rel(cf["composition"], comp) < 1e-13)
+                check(f"{name}: orders", list(orders) == [10, 20, 30])
+            if name.startswith("figure2"):
+                K = steps[:, None].astype(float)
+                exact = orders * Sg**2 / (4 * sigma**2 * n**2) * (2 - eta) * (1 - (1 - eta)**K) / (1 + (1 - eta)**K)
+                lower = orders * Sg**2 / (4 * sigma**2 * n**2) * (1 - np.exp(-eta * K))
+                cor2 = orders * Sg**2 / ((2 - eta) * sigma**2 * n**2) * (1 - np.exp(-(2 - eta) * eta * K / 2))
+                check(f"{name}: thm3-exact curve", max_rel(cf["thm3-exact"], exact) < 1e-10)
+                check(f"{name}: thm3-lower curve", max_rel(cf["thm3-lower"], lower) < 1e-10)
+                check(f"{name}: cor2 curve", max_rel(cf["cor2"], cor2) < 1e-12)
+                check(f"{name}: R >= exact divergence (soundness)", np.all(R >= exact * (1 - 1e-12)))
+                if name == "figure2_squared_loss":
+                    check(f"{name}: R = Cor 2", max_rel(R, cor2) < 1e-12, max_rel(R, cor2))
+                else:
+                    check(f"{name}: R = exact divergence", max_rel(R, exact) < 1e-9, max_rel(R, exact))
+            if name == "transport_table":
+                # The table's own value at its nodes bounds R at t = 0 there.
+                check(f"{name}: initial row at alpha = 1.5", abs(R[0, 0] - 0.0021) < 1e-15, R[0, 0])
+                check(f"{name}: contraction", np.all(R[-1] < R[0]))
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
