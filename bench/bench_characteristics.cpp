@@ -20,7 +20,7 @@ using namespace rdpdyn;
 /// nonlinear initial data R_0 = 1e-4 alpha^2 so that every record evaluates the transport.
 RunSpec long_schedule(GammaChoice gamma, LsiKind lsi) {
   RunSpec spec;
-  spec.algorithm.phases = {{50000, 0.02, 0.02, std::nullopt}, {50000, 0.01, 0.03, std::nullopt}};
+  spec.algorithm.phases = {Phase::of(50000, 0.02, 0.02), Phase::of(50000, 0.01, 0.03)};
   spec.algorithm.n = 5000;
   spec.algorithm.sensitivity = 4.0;
   // Gaussian initialisation (finite c0): the initial curve stays in play through every step.

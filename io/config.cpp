@@ -17,7 +17,10 @@ namespace rdpdyn {
 namespace {
 
 std::string describe(const toml::value& v) {
-  if (v.is_floating()) return format_number(v.as_floating());
+  if (v.is_floating()) {  // keep "1.0" distinguishable from the integer 1
+    const std::string text = format_number(v.as_floating());
+    return text.find_first_of(".eEn") == std::string::npos ? text + ".0" : text;
+  }
   if (v.is_integer()) return std::to_string(v.as_integer());
   if (v.is_string()) return "\"" + v.as_string().str + "\"";
   if (v.is_boolean()) return v.as_boolean() ? "true" : "false";
@@ -36,6 +39,7 @@ class Section {
   }
 
   std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
+  const std::string& path() const { return path_; }
   bool has(const std::string& k) const { return table_->count(k) != 0; }
   const toml::value& at(const std::string& k) const {
     const auto it = table_->find(k);
@@ -188,8 +192,9 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a) {
   std::int64_t scheduled = 0;
   if (s.has("schedule")) {
     for (const Section& p : s.tables("schedule")) {
-      p.allow_only({"steps", "eta", "sigma", "gamma"});
+      p.allow_only({"steps", "eta", "sigma", "gamma", "sensitivity"});
       Phase phase;
+      phase.origin = p.path();
       phase.steps = non_negative_integer(p, "steps");
       if (!p.has("eta") && !eta) throw SpecError(p.key("eta"), "missing", "give it here or as algorithm.eta");
       if (!p.has("sigma") && !sigma) throw SpecError(p.key("sigma"), "missing", "give it here or as algorithm.sigma");
@@ -200,6 +205,7 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a) {
         if (!(g > 0.0 && g <= 1.0)) throw SpecError(p.key("gamma"), format_number(g), "must be in (0, 1]");
         phase.gamma = g;
       }
+      if (p.has("sensitivity")) phase.sensitivity = non_negative(p, "sensitivity");
       scheduled += phase.steps;
       a.phases.push_back(phase);
     }
@@ -211,7 +217,7 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a) {
   if (steps && (*steps > scheduled || a.phases.empty())) {  // the scalars cover the steps after the phases
     if (!eta) throw SpecError(s.key("eta"), "missing", "needed for the steps not covered by a schedule");
     if (!sigma) throw SpecError(s.key("sigma"), "missing", "needed for the steps not covered by a schedule");
-    a.phases.push_back({*steps - scheduled, *eta, *sigma, std::nullopt});
+    a.phases.push_back(Phase::of(*steps - scheduled, *eta, *sigma));
   }
 }
 
@@ -232,6 +238,11 @@ void parse_lsi(const Section& s, LsiSpec& lsi, LossKind loss) {
     lsi.lambda = s.has("lambda") ? s.number("lambda") : unit;
     lsi.beta = s.has("beta") ? s.number("beta") : unit;
     if (rec && s.has("lipschitz")) {
+      for (const char* unused : {"lambda", "beta"})
+        if (s.has(unused))
+          throw SpecError(s.key(unused), describe(s.at(unused)),
+                          "is not used when lsi.lipschitz is given (the gradient map's Lipschitz "
+                          "constant replaces 1 - eta lambda); remove one of them");
       const double L = s.number("lipschitz");
       if (!(L >= 0.0)) throw SpecError(s.key("lipschitz"), format_number(L), "must be >= 0");
       lsi.lipschitz = L;
@@ -371,20 +382,39 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
   if (root.has("events")) spec.events = parse_events(root, spec.total_steps());
   if (root.has("output")) {
     const Section out = root.table("output");
-    out.allow_only({"record_every"});
-    spec.record.every = out.integer("record_every");
-    if (spec.record.every < 1)
-      throw SpecError(out.key("record_every"), std::to_string(spec.record.every), "must be >= 1");
+    out.allow_only({"record_every", "record_steps"});
+    if (out.has("record_steps")) {
+      spec.record.every = 0;  // only the listed steps (and the first and last)
+      const auto& list = out.at("record_steps");
+      if (!list.is_array()) throw SpecError(out.key("record_steps"), "not an array", "must be an array of step numbers");
+      for (std::size_t i = 0; i < list.as_array().size(); ++i) {
+        const auto& v = list.as_array()[i];
+        const std::string key = out.key("record_steps") + "[" + std::to_string(i) + "]";
+        if (!v.is_integer()) throw SpecError(key, describe(v), "must be an integer");
+        if (v.as_integer() < 0 || v.as_integer() > spec.total_steps())
+          throw SpecError(key, std::to_string(v.as_integer()),
+                          "must be in [0, " + std::to_string(spec.total_steps()) + "] (the number of steps)");
+        spec.record.steps.push_back(v.as_integer());
+      }
+      std::sort(spec.record.steps.begin(), spec.record.steps.end());
+    }
+    if (out.has("record_every")) {
+      spec.record.every = out.integer("record_every");
+      if (spec.record.every < 1)
+        throw SpecError(out.key("record_every"), std::to_string(spec.record.every), "must be >= 1");
+    }
   }
   if (const auto* t = std::get_if<TableCurve>(&spec.initial); t && spec.orders.back() > t->alpha.back())
     throw SpecError("orders", "max " + format_number(spec.orders.back()),
                     "must not exceed the largest tabulated order initial.alpha = " +
                         format_number(t->alpha.back()) + " (no sound extrapolation above the table)");
-  if (spec.gamma.is_optimal() && !is_linear_in_alpha(spec.initial))
+  bool some_step_optimal = spec.gamma.is_optimal() && spec.algorithm.kind == AlgorithmKind::Langevin;
+  for (const auto& p : spec.algorithm.phases) some_step_optimal |= spec.gamma.is_optimal() && !p.gamma;
+  if (some_step_optimal && !is_linear_in_alpha(spec.initial))
     throw SpecError("analysis.gamma", "\"optimal\"",
-                    "the characteristics engine needs initial data linear in alpha (kind zero or "
-                    "linear) for the pointwise-optimal gamma; initial.kind is \"" +
-                        initial_curve_kind(spec.initial) + "\"");
+                    "the characteristics engine needs initial data linear in alpha (initial.kind "
+                    "zero, linear, or power with exponent 1) for the pointwise-optimal gamma; "
+                    "initial.kind is \"" + initial_curve_kind(spec.initial) + "\"");
   check_model_assumptions(spec);
   return cfg;
 }

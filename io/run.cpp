@@ -2,6 +2,8 @@
 
 #include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
+
+#include <stdexcept>
 #include "rdpdyn_version.hpp"
 #include "solver/characteristics_engine.hpp"
 #include "validation/closed_form_catalog.hpp"
@@ -36,7 +38,11 @@ RunReport solve_run(const RunConfig& config) {
   options.tolerance.relative = config.integration_rtol;
 
   RunReport report;
-  report.solution = solve_by_characteristics(program, spec.initial, spec.orders, options);
+  try {
+    report.solution = solve_by_characteristics(program, spec.initial, spec.orders, options);
+  } catch (const std::domain_error& e) {  // a user schedule left its domain (c < 0, NaN, inf)
+    throw SpecError("lsi.c", "\"" + spec.lsi.function.description + "\"", e.what());
+  }
   report.closed_forms = applicable_closed_forms(spec, report.solution);
 
   RunMetadata& m = report.metadata;

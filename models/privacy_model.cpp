@@ -16,10 +16,6 @@ std::int64_t RunSpec::total_steps() const {
 
 namespace {
 
-std::string phase_key(std::size_t i, const char* field) {
-  return "algorithm.schedule[" + std::to_string(i) + "]." + field;
-}
-
 /// Lipschitz constant of the gradient map theta - eta grad L for a lambda-strongly convex,
 /// beta-smooth loss with eta < 1/beta: 1 - eta lambda (C21 Lemma 5 proof; Lemma 8).
 double gradient_map_lipschitz(double eta, double lambda) { return 1.0 - eta * lambda; }
@@ -29,7 +25,7 @@ void check_step_size_below_inverse_smoothness(const RunSpec& spec, const char* l
   for (std::size_t i = 0; i < spec.algorithm.phases.size(); ++i) {
     const double eta = spec.algorithm.phases[i].eta;
     if (!(eta < 1.0 / beta))
-      throw SpecError(spec.algorithm.phases.size() == 1 ? "algorithm.eta" : phase_key(i, "eta"),
+      throw SpecError(spec.algorithm.phases[i].origin + ".eta",
                       format_number(eta),
                       "must be < 1/beta = " + format_number(1.0 / beta) + " (" + lemma + ")");
   }
@@ -47,10 +43,12 @@ void check_smoothness(const LsiSpec& lsi, bool need_strong_convexity) {
 
 /// Places the configured events: after_step 0 goes before the first step, k after step k.
 void attach_events(const RunSpec& spec, PrivacyProgram& program) {
+  std::ptrdiff_t zero_step_events = 0;
   for (const auto& e : spec.events) {
     if (program.steps.empty()) return;
-    if (e.after_step == 0)
-      program.steps.front().before.push_back(e.event);
+    if (e.after_step == 0)  // before anything of step 1, including its gradient map
+      program.steps.front().before.insert(program.steps.front().before.begin() + zero_step_events++,
+                                          e.event);
     else
       program.steps[static_cast<std::size_t>(e.after_step - 1)].after.push_back(e.event);
   }
@@ -77,7 +75,7 @@ void check_model_assumptions(const RunSpec& spec) {
     // l = |theta - x|^2 / 2 is 1-strongly convex and 1-smooth; C21 Thm 3 needs eta < 1.
     for (std::size_t i = 0; i < a.phases.size(); ++i)
       if (!(a.phases[i].eta < 1.0))
-        throw SpecError(a.phases.size() == 1 ? "algorithm.eta" : phase_key(i, "eta"),
+        throw SpecError(a.phases[i].origin + ".eta",
                         format_number(a.phases[i].eta),
                         "must be < 1 for the squared loss (C21 Thm 3, Cor 2)");
   }
@@ -110,8 +108,6 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
   check_model_assumptions(spec);
   const auto& a = spec.algorithm;
   const auto& lsi = spec.lsi;
-  const double Sv = a.sensitivity / a.n;  // C21 Lemma 4: |V - V'| <= S_g / n
-
   PrivacyProgram program;
   switch (lsi.kind) {
     case LsiKind::Constant: program.initial_inverse_lsi = 1.0 / lsi.c; break;
@@ -129,6 +125,7 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
   program.steps.reserve(static_cast<std::size_t>(spec.total_steps()));
   for (const auto& phase : a.phases) {
     const GammaChoice gamma = phase.gamma ? GammaChoice::fixed(*phase.gamma) : spec.gamma;
+    const double Sv = phase.sensitivity.value_or(a.sensitivity) / a.n;  // C21 Lemma 4: S_g / n
     for (std::int64_t i = 0; i < phase.steps; ++i) {
       ProgramStep step{{}, {phase.eta, phase.sigma, Sv, ConstantLsi{1.0}}, {}, gamma};
       switch (lsi.kind) {

@@ -21,6 +21,16 @@ struct Phase {
   double eta = 0.0;
   double sigma = 0.0;
   std::optional<double> gamma;
+  std::optional<double> sensitivity;  ///< S_g for these steps (default: AlgorithmSpec::sensitivity)
+  std::string origin = "algorithm";   ///< config table it came from, for messages
+
+  static Phase of(std::int64_t steps, double eta, double sigma) {
+    Phase p;
+    p.steps = steps;
+    p.eta = eta;
+    p.sigma = sigma;
+    return p;
+  }
 };
 
 enum class AlgorithmKind { NoisyGd, Langevin };

@@ -1,5 +1,6 @@
 #pragma once
 // R(alpha, t) recorded at chosen steps of a privacy program: rows are records, columns orders.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -21,12 +22,14 @@ struct Solution {
   std::span<const double> final_row() const { return row(record_count() - 1); }
 };
 
-/// Which step boundaries to record: step 0 (the initial data), every `every`-th step, and always
-/// the last step.
+/// Which step boundaries to record: step 0 (the initial data), every `every`-th step (0: none),
+/// the listed `steps` (sorted), and always the last step.
 struct RecordPlan {
   std::int64_t every = 1;
+  std::vector<std::int64_t> steps;
   bool records(std::int64_t step, std::int64_t total_steps) const {
-    return step == 0 || step == total_steps || (every > 0 && step % every == 0);
+    return step == 0 || step == total_steps || (every > 0 && step % every == 0) ||
+           std::binary_search(steps.begin(), steps.end(), step);
   }
 };
 

@@ -13,7 +13,7 @@ namespace {
 RunSpec squared_loss(double eta, double sigma, std::int64_t K, GammaChoice gamma) {
   RunSpec spec;
   spec.algorithm.loss = LossKind::Squared;
-  spec.algorithm.phases = {{K, eta, sigma, std::nullopt}};
+  spec.algorithm.phases = {Phase::of(K, eta, sigma)};
   spec.algorithm.n = 100;
   spec.algorithm.sensitivity = 2.0;
   spec.lsi = LsiSpec::recursion(1.0, 1.0);
@@ -82,7 +82,7 @@ TEST_CASE("Records: step 0, every n-th step and the last one; times are sums of 
 TEST_CASE("A Gaussian release adds alpha Delta^2 / (2 s^2) at its instant", "[engine][events]") {
   RunSpec spec = squared_loss(0.1, 0.5, 0, GammaChoice::fixed(1.0));
   spec.events = {{0, GaussianRelease{0.3, 2.0}}};
-  spec.algorithm.phases = {{1, 0.1, 0.5, std::nullopt}};
+  spec.algorithm.phases = {Phase::of(1, 0.1, 0.5)};
   spec.lsi = LsiSpec::constant(1e-300);  // no contraction: R after the step = jump + source
   const Solution s = solve(spec);
   for (std::size_t j = 0; j < s.orders.size(); ++j) {
@@ -149,4 +149,21 @@ TEST_CASE("Linear initial data with optimal gamma: exact for Gaussian initial la
     m = (1 - eta) * m + eta * Sv;
     v = (1 - eta) * (1 - eta) * v + 2 * eta * sigma * sigma;
   }
+}
+
+TEST_CASE("Listed record steps and per-phase sensitivities", "[engine]") {
+  RunSpec spec = squared_loss(0.1, 0.5, 0, GammaChoice::fixed(1.0));
+  spec.algorithm.phases = {Phase::of(10, 0.1, 0.5), Phase::of(10, 0.1, 0.5)};
+  spec.algorithm.phases[0].sensitivity = 4.0;
+  CharacteristicsOptions options;
+  options.record.every = 0;
+  options.record.steps = {3, 10};
+  const Solution s = solve_by_characteristics(build_program(spec), spec.initial, spec.orders, options);
+  REQUIRE(s.steps == std::vector<std::int64_t>{0, 3, 10, 20});
+  // gamma = 1: pure composition, sum over steps of alpha S_v,k^2 eta / (4 sigma^2) (C21 Thm 1).
+  const double alpha = s.orders[1];
+  const double per_step_big = closed_forms::thm1(alpha, 4.0 / 100, 0.5, 0.1);
+  const double per_step_small = closed_forms::thm1(alpha, 2.0 / 100, 0.5, 0.1);
+  CHECK(s.row(2)[1] == Approx(10 * per_step_big).epsilon(1e-13));
+  CHECK(s.row(3)[1] == Approx(10 * per_step_big + 10 * per_step_small).epsilon(1e-13));
 }

@@ -135,3 +135,28 @@ TEST_CASE("Function schedules and curves compile; bad expressions are refused", 
   const std::string bad = with(with(with(kBase, "kind = \"strongly", "kind = \"function\"\nc = \"1/(s +\""), "lambda", ""), "beta", "");
   check_error(bad, "lsi.c", "\"1/(s +\"", "not a valid expression");
 }
+
+TEST_CASE("Output: listed record steps; phases may change the sensitivity", "[config]") {
+  const std::string text = kBase + R"(
+[[algorithm.schedule]]
+steps = 40
+sensitivity = 2.5
+[output]
+record_steps = [50, 10]
+)";
+  const RunConfig cfg = parse_config_text(text, "t");
+  CHECK(cfg.spec.record.every == 0);
+  CHECK(cfg.spec.record.steps == std::vector<std::int64_t>{10, 50});
+  CHECK(*cfg.spec.algorithm.phases[0].sensitivity == 2.5);
+  CHECK_FALSE(cfg.spec.algorithm.phases[1].sensitivity.has_value());
+  check_error(kBase + "[output]\nrecord_steps = [101]\n", "output.record_steps[0]", "101", "[0, 100]");
+  check_error(kBase + "[output]\nrecord_every = 0\n", "output.record_every", "0", ">= 1");
+}
+
+TEST_CASE("Errors point at the phase that breaks a rule; floats stay floats in messages", "[config][errors]") {
+  check_error(kBase + "[[algorithm.schedule]]\nsteps = 10\neta = 0.3\n", "algorithm.schedule[0].eta", "0.3",
+              "1/beta");
+  check_error(with(kBase, "steps", "steps = 2.0"), "algorithm.steps", "2.0", "integer");
+  const std::string lip = with(kBase, "kind = \"strongly", "kind = \"recursion\"\nlipschitz = 0.9");
+  check_error(lip, "lsi.lambda", "1", "not used when lsi.lipschitz");
+}

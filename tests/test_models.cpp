@@ -9,7 +9,7 @@ using namespace rdpdyn;
 namespace {
 RunSpec base(LsiSpec lsi, double eta = 0.02) {
   RunSpec spec;
-  spec.algorithm.phases = {{10, eta, 0.02, std::nullopt}};
+  spec.algorithm.phases = {Phase::of(10, eta, 0.02)};
   spec.algorithm.n = 5000;
   spec.algorithm.sensitivity = 4.0;
   spec.lsi = lsi;
@@ -55,7 +55,8 @@ TEST_CASE("Recursion model: Lipschitz map 1 - eta lambda before each Gaussian-co
 
 TEST_CASE("Phases run in order with their own eta, sigma and gamma", "[models]") {
   RunSpec spec = base(LsiSpec::constant(3.0));
-  spec.algorithm.phases = {{2, 0.1, 1.0, 0.9}, {3, 0.2, 2.0, std::nullopt}};
+  spec.algorithm.phases = {Phase::of(2, 0.1, 1.0), Phase::of(3, 0.2, 2.0)};
+  spec.algorithm.phases[0].gamma = 0.9;
   const PrivacyProgram p = build_program(spec);
   REQUIRE(p.steps.size() == 5);
   CHECK(p.steps[1].diffusion.sigma == 1.0);

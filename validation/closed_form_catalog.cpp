@@ -35,8 +35,10 @@ bool point_initialisation(const RunSpec& spec) {
 }  // namespace
 
 double thm2_gamma(const RunSpec& spec) {
-  const bool fixed = !spec.gamma.is_optimal() && spec.gamma.value > 0.0 && spec.gamma.value < 1.0;
-  return fixed ? spec.gamma.value : 0.5;
+  const auto& phases = spec.algorithm.phases;
+  const GammaChoice g = phases.size() == 1 && phases[0].gamma ? GammaChoice::fixed(*phases[0].gamma) : spec.gamma;
+  const bool fixed = !g.is_optimal() && g.value > 0.0 && g.value < 1.0;
+  return fixed ? g.value : 0.5;
 }
 
 std::vector<ClosedFormCurves> applicable_closed_forms(const RunSpec& spec, const Solution& sol) {
@@ -60,7 +62,7 @@ std::vector<ClosedFormCurves> applicable_closed_forms(const RunSpec& spec, const
   }
 
   // Thm 1 and the composition baseline add up step by step, so they hold for any phases.
-  std::vector<double> thm1_rate_sum(sol.record_count());  // sum_k eta_k / sigma_k^2 up to record
+  std::vector<double> thm1_rate_sum(sol.record_count());  // sum_k S_g,k^2 eta_k / sigma_k^2 up to record
   {
     std::size_t r = 0;
     double acc = 0.0;
@@ -68,20 +70,21 @@ std::vector<ClosedFormCurves> applicable_closed_forms(const RunSpec& spec, const
     for (const auto& p : a.phases)
       for (std::int64_t i = 0; i < p.steps; ++i) {
         while (r < sol.record_count() && sol.steps[r] == k) thm1_rate_sum[r++] = acc;
-        acc += p.eta / (p.sigma * p.sigma);
+        const double Sk = p.sensitivity.value_or(Sg);
+        acc += Sk * Sk * p.eta / (p.sigma * p.sigma);
         ++k;
       }
     while (r < sol.record_count()) thm1_rate_sum[r++] = acc;
   }
   out.push_back({"thm1", "C21 Thm 1", "upper-bound", on_grid(sol, [&](double al, std::size_t r) {
-                   return closed_forms::thm1(al, Sv, 1.0, thm1_rate_sum[r]);
+                   return closed_forms::thm1(al, 1.0 / n, 1.0, thm1_rate_sum[r]);
                  })});
   out.push_back({"composition", "C21 App. E (moments accountant)", "baseline",
                  on_grid(sol, [&](double al, std::size_t r) {
-                   return closed_forms::composition(al, Sg, n, 1.0, thm1_rate_sum[r], 1.0);
+                   return closed_forms::composition(al, 1.0, n, 1.0, thm1_rate_sum[r], 1.0);
                  })});
 
-  if (a.phases.size() != 1) return out;
+  if (a.phases.size() != 1 || a.phases[0].sensitivity) return out;
   const double eta = a.phases[0].eta, sigma = a.phases[0].sigma;
   auto K = [&](std::size_t r) { return static_cast<double>(sol.steps[r]); };
 

@@ -15,7 +15,7 @@ namespace {
 /// The Figure 1/2 setting of C21: n = 5000, S_g = 4, eta = 0.02, sigma = 0.02.
 RunSpec figure_setting(std::int64_t steps) {
   RunSpec spec;
-  spec.algorithm.phases = {{steps, 0.02, 0.02, std::nullopt}};
+  spec.algorithm.phases = {Phase::of(steps, 0.02, 0.02)};
   spec.algorithm.n = 5000;
   spec.algorithm.sensitivity = 4.0;
   spec.orders = {1.5, 2.0, 10.0, 20.0, 30.0, 128.0};
