@@ -18,6 +18,9 @@
 #include "models/spec_error.hpp"
 #include "rdpdyn_version.hpp"
 #include "solver/petsc_session.hpp"
+
+#include <petscsys.h>
+#include <optional>
 #include "validation/theorem_suite.hpp"
 
 namespace {
@@ -33,10 +36,11 @@ void print_summary(const rdpdyn::RunReport& report) {
   for (const auto& cf : report.closed_forms) std::printf(" %16s", cf.name.c_str());
   std::printf("\n");
   const std::size_t last = s.record_count() - 1;
+  const auto* influenced = report.per_order.empty() ? nullptr : &report.per_order.front().values;
   for (std::size_t j = 0; j < s.orders.size(); ++j) {
     std::printf("%12.6g %16.9g", s.orders[j], s.final_row()[j]);
     for (const auto& cf : report.closed_forms) std::printf(" %16.9g", cf.R[last * s.orders.size() + j]);
-    std::printf("\n");
+    std::printf("%s\n", influenced && (*influenced)[j] != 0.0 ? "  (inflow boundary reaches this order)" : "");
   }
 }
 
@@ -47,9 +51,9 @@ int run_solve(const std::string& config_path, const std::string& output, bool js
     if (!std::filesystem::is_directory(dir))
       throw rdpdyn::SpecError("-o", "\"" + output + "\"", "its directory does not exist");
   }
-  const rdpdyn::RunReport report = rdpdyn::solve_run(config);
-  if (rank != 0) return 0;  // the characteristics engine is serial: one writer
-  if (!output.empty()) rdpdyn::write_report_hdf5(output, report);
+  const auto hdf5 = output.empty() ? std::nullopt : std::optional<std::filesystem::path>(output);
+  const rdpdyn::RunReport report = rdpdyn::solve_run(config, hdf5, PETSC_COMM_WORLD);
+  if (rank != 0) return 0;  // one writer
   if (json) std::cout << rdpdyn::report_to_json(report) << std::endl;
   if (!json) print_summary(report);
   return 0;

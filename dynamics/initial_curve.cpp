@@ -1,6 +1,7 @@
 #include "dynamics/initial_curve.hpp"
 
 #include "dynamics/overloaded.hpp"
+#include "dynamics/rdp_interpolation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,20 +12,10 @@ namespace rdpdyn {
 namespace {
 
 double table_upper_bound(const TableCurve& table, double alpha) {
-  const auto& a = table.alpha;
-  const auto& v = table.values;
-  if (alpha <= a.front()) return v.front();
-  if (alpha > a.back()) return std::numeric_limits<double>::infinity();
-  const auto hi = static_cast<std::size_t>(std::lower_bound(a.begin(), a.end(), alpha) - a.begin());
-  if (a[hi] == alpha) return v[hi];
-  const std::size_t lo = hi - 1;
-  // (b): chord of the convex function f(alpha) = (alpha - 1) R_alpha through the two nodes.
-  const double f_lo = (a[lo] - 1.0) * v[lo];
-  const double f_hi = (a[hi] - 1.0) * v[hi];
-  const double theta = (alpha - a[lo]) / (a[hi] - a[lo]);
-  const double chord = ((1.0 - theta) * f_lo + theta * f_hi) / (alpha - 1.0);
-  // (a): monotonicity in alpha.
-  return std::min(chord, v[hi]);
+  // Below the first node the closure is the first value (monotonicity; the chord through (1, 0)
+  // gives the same).
+  if (alpha <= table.alpha.front()) return table.values.front();
+  return rdp_upper_interpolation(table.alpha, table.values, alpha);
 }
 
 }  // namespace

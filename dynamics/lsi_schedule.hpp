@@ -21,11 +21,14 @@ struct ConstantLsi {
 /// math.md section 2). A = 0 (point mass) is allowed: the integrand is singular but integrable.
 struct GaussianConvolutionLsi {};
 
-/// A user-supplied continuous schedule c(s, t), s the time inside the interval and t the global
-/// time at its start + s. The user certifies that it lower-bounds the true LSI constant.
+/// A user-supplied continuous schedule c(s, t, alpha), s the time inside the interval, t the global
+/// time (start + s) and alpha the Rényi order. The user certifies that it lower-bounds the true
+/// LSI constant. A schedule that uses alpha makes the PDI coefficients order-dependent: only the
+/// finite-difference engine (with certification) accepts it.
 struct FunctionLsi {
-  std::function<double(double s, double t)> c;
+  std::function<double(double s, double t, double alpha)> c;
   std::string description;  ///< e.g. the expression text, for the output metadata
+  bool depends_on_alpha = false;
 };
 
 using LsiSchedule = std::variant<ConstantLsi, GaussianConvolutionLsi, FunctionLsi>;

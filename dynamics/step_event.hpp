@@ -29,4 +29,19 @@ struct LsiRestart {
 
 using StepEvent = std::variant<LipschitzMap, GaussianRelease, LsiRestart>;
 
+/// The jump of w = R/alpha an event causes: Delta^2 / (2 s^2) for a Gaussian release (the same at
+/// every order), 0 for the others.
+inline double rdp_slope_jump(const StepEvent& event) {
+  if (const auto* g = std::get_if<GaussianRelease>(&event))
+    return g->sensitivity * g->sensitivity / (2.0 * g->noise_std * g->noise_std);
+  return 0.0;
+}
+
+/// Updates the inverse LSI constant 1/c through an event: times L^2 for a Lipschitz map (C21
+/// Lemma 8), 1/c' for a restart, unchanged for a Gaussian release.
+inline void update_inverse_lsi(double& inverse_lsi, const StepEvent& event) {
+  if (const auto* m = std::get_if<LipschitzMap>(&event)) inverse_lsi *= m->lipschitz * m->lipschitz;
+  if (const auto* r = std::get_if<LsiRestart>(&event)) inverse_lsi = 1.0 / r->c;
+}
+
 }  // namespace rdpdyn

@@ -261,8 +261,9 @@ void parse_lsi(const Section& s, LsiSpec& lsi, LossKind loss) {
     s.allow_only({"kind", "c"});
     lsi.kind = LsiKind::Function;
     const std::string text = s.string("c");
-    auto f = compile_expression(s.key("c"), text, {"s", "t"});
-    lsi.function = {[f](double sv, double tv) { return f({sv, tv}); }, text};
+    auto f = compile_expression(s.key("c"), text, {"s", "t", "alpha"});
+    lsi.function = {[f](double sv, double tv, double av) { return f({sv, tv, av}); }, text,
+                     expression_uses(text, "alpha")};
   }
 }
 
@@ -270,10 +271,12 @@ void parse_analysis(const Section& s, RunConfig& cfg) {
   s.allow_only({"gamma", "engine", "rtol"});
   if (s.has("gamma")) {
     const auto& v = s.at("gamma");
-    if (v.is_string()) {
-      if (v.as_string().str != "optimal")
-        throw SpecError(s.key("gamma"), describe(v), "must be a number in (0, 1] or \"optimal\"");
+    if (v.is_string() && v.as_string().str == "optimal") {
       cfg.spec.gamma = GammaChoice::optimal();
+    } else if (v.is_string()) {  // a field gamma(alpha, t)
+      const std::string text = v.as_string().str;
+      auto f = compile_expression(s.key("gamma"), text, {"alpha", "t"});
+      cfg.spec.gamma = GammaChoice::of_field([f](double a, double t) { return f({a, t}); }, text);
     } else {
       const double g = s.number("gamma");
       if (!(g > 0.0 && g <= 1.0))
@@ -282,11 +285,39 @@ void parse_analysis(const Section& s, RunConfig& cfg) {
       cfg.spec.gamma = GammaChoice::fixed(g);
     }
   }
-  if (s.has("engine")) cfg.engine = one_of(s, "engine", {"characteristics"});
+  if (s.has("engine")) cfg.engine = one_of(s, "engine", {"characteristics", "finite-difference"});
   if (s.has("rtol")) {
     cfg.integration_rtol = positive(s, "rtol");
     if (cfg.integration_rtol > 1e-4)
       throw SpecError(s.key("rtol"), format_number(cfg.integration_rtol), "must be <= 1e-4");
+  }
+}
+
+void parse_grid(const Section& s, FiniteDifferenceGrid& g) {
+  s.allow_only({"alpha_min", "alpha_max", "cells", "cfl", "limiter", "gamma_samples", "gamma_snapshots_per_step"});
+  if (s.has("alpha_min")) {
+    g.alpha_min = s.number("alpha_min");
+    if (!(g.alpha_min > 1.0)) throw SpecError(s.key("alpha_min"), format_number(g.alpha_min), "must be > 1");
+  }
+  if (s.has("alpha_max")) g.alpha_max = positive(s, "alpha_max");
+  if (s.has("cells")) {
+    g.cells = s.integer("cells");
+    if (g.cells < 8) throw SpecError(s.key("cells"), std::to_string(g.cells), "must be >= 8");
+  }
+  if (s.has("cfl")) {
+    g.cfl = positive(s, "cfl");
+    if (g.cfl > 1.0) throw SpecError(s.key("cfl"), format_number(g.cfl), "must be <= 1 (stability)");
+  }
+  if (s.has("limiter"))
+    g.limiter = limiter_from_name(one_of(s, "limiter", {"upwind", "minmod", "van-leer", "mc"}));
+  if (s.has("gamma_samples")) {
+    g.gamma_samples = s.integer("gamma_samples");
+    if (g.gamma_samples < 2) throw SpecError(s.key("gamma_samples"), std::to_string(g.gamma_samples), "must be >= 2");
+  }
+  if (s.has("gamma_snapshots_per_step")) {
+    const std::int64_t n = s.integer("gamma_snapshots_per_step");
+    if (n < 1 || n > 1000) throw SpecError(s.key("gamma_snapshots_per_step"), std::to_string(n), "must be in [1, 1000]");
+    g.gamma_snapshots_per_step = static_cast<int>(n);
   }
 }
 
@@ -358,6 +389,36 @@ std::vector<ScheduledEvent> parse_events(const Section& root, std::int64_t total
   return out;
 }
 
+/// The characteristics engine is exact for alpha-independent coefficients, and its optimal gamma
+/// needs data linear in alpha.
+void check_characteristics_engine(const RunSpec& spec) {
+  if (spec.gamma.is_field())
+    throw SpecError("analysis.gamma", "\"" + spec.gamma.description + "\"",
+                    "a gamma that depends on alpha needs analysis.engine = \"finite-difference\"");
+  if (spec.lsi.kind == LsiKind::Function && spec.lsi.function.depends_on_alpha)
+    throw SpecError("lsi.c", "\"" + spec.lsi.function.description + "\"",
+                    "a schedule that depends on alpha needs analysis.engine = \"finite-difference\"");
+  bool some_step_optimal = spec.gamma.is_optimal() && spec.algorithm.kind == AlgorithmKind::Langevin;
+  for (const auto& p : spec.algorithm.phases) some_step_optimal |= spec.gamma.is_optimal() && !p.gamma;
+  if (some_step_optimal && !is_linear_in_alpha(spec.initial))
+    throw SpecError("analysis.gamma", "\"optimal\"",
+                    "the characteristics engine needs initial data linear in alpha (initial.kind "
+                    "zero, linear, or power with exponent 1) for the pointwise-optimal gamma; "
+                    "initial.kind is \"" + initial_curve_kind(spec.initial) + "\" (use "
+                    "analysis.engine = \"finite-difference\")");
+}
+
+/// The grid must contain the orders; its inflow edge must lie below them.
+void check_finite_difference_engine(const RunConfig& cfg) {
+  const auto& orders = cfg.spec.orders;
+  if (!(cfg.grid.alpha_min < orders.front()))
+    throw SpecError("grid.alpha_min", format_number(cfg.grid.alpha_min),
+                    "must be < the smallest order " + format_number(orders.front()));
+  if (cfg.grid.alpha_max != 0.0 && !(cfg.grid.alpha_max > orders.back()))
+    throw SpecError("grid.alpha_max", format_number(cfg.grid.alpha_max),
+                    "must be > the largest order " + format_number(orders.back()));
+}
+
 }  // namespace
 
 RunConfig parse_config_text(const std::string& text, const std::string& source_name) {
@@ -372,12 +433,13 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
   cfg.text = text;
   cfg.path = source_name;
   const Section root(data, "");
-  root.allow_only({"orders", "algorithm", "lsi", "analysis", "initial", "events", "output"});
+  root.allow_only({"orders", "algorithm", "lsi", "analysis", "grid", "initial", "events", "output"});
   RunSpec& spec = cfg.spec;
   spec.orders = parse_orders(root.table("orders"));
   parse_algorithm(root.table("algorithm"), spec.algorithm);
   parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm.loss);
   if (root.has("analysis")) parse_analysis(root.table("analysis"), cfg);
+  if (root.has("grid")) parse_grid(root.table("grid"), cfg.grid);
   if (root.has("initial")) spec.initial = parse_initial(root.table("initial"));
   if (root.has("events")) spec.events = parse_events(root, spec.total_steps());
   if (root.has("output")) {
@@ -408,13 +470,8 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
     throw SpecError("orders", "max " + format_number(spec.orders.back()),
                     "must not exceed the largest tabulated order initial.alpha = " +
                         format_number(t->alpha.back()) + " (no sound extrapolation above the table)");
-  bool some_step_optimal = spec.gamma.is_optimal() && spec.algorithm.kind == AlgorithmKind::Langevin;
-  for (const auto& p : spec.algorithm.phases) some_step_optimal |= spec.gamma.is_optimal() && !p.gamma;
-  if (some_step_optimal && !is_linear_in_alpha(spec.initial))
-    throw SpecError("analysis.gamma", "\"optimal\"",
-                    "the characteristics engine needs initial data linear in alpha (initial.kind "
-                    "zero, linear, or power with exponent 1) for the pointwise-optimal gamma; "
-                    "initial.kind is \"" + initial_curve_kind(spec.initial) + "\"");
+  if (cfg.engine == "characteristics") check_characteristics_engine(spec);
+  else check_finite_difference_engine(cfg);
   check_model_assumptions(spec);
   return cfg;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/run_spec.hpp"
+#include "solver/finite_difference_grid.hpp"
 
 namespace rdpdyn {
 
@@ -12,6 +13,7 @@ struct RunConfig {
   RunSpec spec;
   std::string engine = "characteristics";
   double integration_rtol = 1e-10;
+  FiniteDifferenceGrid grid;  ///< used by engine = "finite-difference"
   std::string text;  ///< the configuration, verbatim
   std::string path;
 };

@@ -44,4 +44,11 @@ std::function<double(const std::vector<double>&)> compile_expression(
   };
 }
 
+bool expression_uses(const std::string& expression, const std::string& name) {
+  mu::Parser parser;
+  parser.SetExpr(expression);
+  const auto used = parser.GetUsedVar();  // collects the variables without defining them
+  return used.count(name) != 0;
+}
+
 }  // namespace rdpdyn

@@ -12,4 +12,7 @@ namespace rdpdyn {
 std::function<double(const std::vector<double>&)> compile_expression(
     const std::string& key, const std::string& expression, const std::vector<std::string>& variables);
 
+/// True when `expression` refers to the variable `name` (e.g. whether a schedule uses alpha).
+bool expression_uses(const std::string& expression, const std::string& name);
+
 }  // namespace rdpdyn

@@ -2,15 +2,18 @@
 
 #include <H5Cpp.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <ctime>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
-
-#include "io/atomic_output.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -20,6 +23,11 @@ constexpr const char* kUnitsLsi = "1/(parameter units)^2 (C21 Def. 3.2: N(0, s^2
 constexpr const char* kDescriptionLsi =
     "LSI constant c of the iterate law at each record; +inf for a point mass";
 constexpr const char* kDescriptionR = "upper bound on R_alpha(theta_t || theta'_t)";
+// The kind attribute of /extras/<name>: how the reader interprets the dataset.
+constexpr const char* kKindRows = "rows";
+constexpr const char* kKindPerOrder = "per-order";
+// Root attribute listing the names of the extra root attributes, one per line.
+constexpr const char* kExtraAttributesList = "extra_attributes";
 
 // Root string attributes that map one-to-one onto RunMetadata: one table for writer and reader.
 constexpr std::pair<const char*, std::string RunMetadata::*> kMetadataAttributes[] = {
@@ -145,10 +153,58 @@ std::vector<T> read_dataset(const H5::DataSet& dataset, const std::vector<hsize_
   return data;
 }
 
-// ---- /closed_forms ---------------------------------------------------------------------------
+// ---- extendible datasets (one row per record) -----------------------------------------------
 
-// Tracking link creation order lets readers (ours and h5py) list closed forms in the order they
-// were written; the C++ API of HDF5 1.10 has no wrapper for it.
+// Chunks hold up to 64 rows and at most 1 MiB, the default chunk cache of a dataset: rows
+// accumulate in the cache and reach the disk a chunk at a time, and a short run (whose partial
+// last chunk is stored whole) wastes little space.
+constexpr hsize_t kChunkBytes = hsize_t{1} << 20;
+constexpr hsize_t kChunkMaxRows = 64;
+
+/// An empty dataset of shape (0, row_shape...) that grows without limit in the first dimension.
+template <typename T>
+H5::DataSet create_row_dataset(const H5::Group& group, const std::string& name,
+                               const std::vector<hsize_t>& row_shape) {
+  hsize_t row_bytes = sizeof(T);
+  for (const hsize_t n : row_shape) row_bytes *= n;
+  std::vector<hsize_t> dims{0}, max_dims{H5S_UNLIMITED};
+  std::vector<hsize_t> chunk{std::clamp(kChunkBytes / row_bytes, hsize_t{1}, kChunkMaxRows)};
+  for (const hsize_t n : row_shape) {
+    dims.push_back(n);
+    max_dims.push_back(n);
+    chunk.push_back(n);
+  }
+  const int rank = static_cast<int>(dims.size());
+  H5::DSetCreatPropList properties;
+  properties.setChunk(rank, chunk.data());
+  const H5::DataSpace space(rank, dims.data(), max_dims.data());
+  return group.createDataSet(name, H5Types<T>::file(), space, properties);
+}
+
+void set_rows(const H5::DataSet& dataset, hsize_t rows) {
+  std::vector<hsize_t> dims = dims_of(dataset);
+  dims[0] = rows;
+  dataset.extend(dims.data());  // H5Dset_extent: may also shrink
+}
+
+/// Writes `values` as row `row` of `dataset` (which already has more than `row` rows).
+template <typename T>
+void write_row(const H5::DataSet& dataset, hsize_t row, const T* values) {
+  const H5::DataSpace file_space = dataset.getSpace();
+  std::vector<hsize_t> count(static_cast<std::size_t>(file_space.getSimpleExtentNdims()));
+  file_space.getSimpleExtentDims(count.data());
+  std::vector<hsize_t> start(count.size(), 0);
+  start[0] = row;
+  count[0] = 1;
+  file_space.selectHyperslab(H5S_SELECT_SET, count.data(), start.data());
+  const H5::DataSpace memory_space(static_cast<int>(count.size()), count.data());
+  dataset.write(values, H5Types<T>::memory(), memory_space, file_space);
+}
+
+// ---- /closed_forms and /extras --------------------------------------------------------------
+
+// Tracking link creation order lets readers (ours and h5py) list closed forms and extras in the
+// order they were written; the C++ API of HDF5 1.10 has no wrapper for it.
 H5::Group create_ordered_group(const H5::Group& parent, const char* name) {
   const H5::PropList gcpl(H5P_GROUP_CREATE);
   H5Pset_link_creation_order(gcpl.getId(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
@@ -173,73 +229,46 @@ std::vector<std::string> names_in_creation_order(const H5::Group& group) {
   return names;
 }
 
-// ---- whole file ------------------------------------------------------------------------------
+// ---- checks ----------------------------------------------------------------------------------
 
-void check_shapes(const std::filesystem::path& path, const RunReport& report) {
-  const Solution& s = report.solution;
-  const std::size_t records = s.record_count();
-  const std::size_t cells = records * s.orders.size();
-  if (s.steps.size() != records || s.lsi_constant.size() != records) {
-    fail(path, "steps and lsi_constant need one entry per record (" + std::to_string(records) +
-                   "). Found " + std::to_string(s.steps.size()) + " and " +
-                   std::to_string(s.lsi_constant.size()));
-  }
-  if (s.R.size() != cells) {
-    fail(path, "R needs records x orders = " + std::to_string(cells) + " values. Found " +
-                   std::to_string(s.R.size()));
-  }
-  std::set<std::string> names;
-  for (const ClosedFormCurves& curves : report.closed_forms) {
-    if (curves.name.empty() || curves.name.find('/') != std::string::npos ||
-        !names.insert(curves.name).second) {
-      fail(path, "closed form names must be non-empty, unique and free of '/'. Found '" +
-                     curves.name + "'");
-    }
-    if (curves.R.size() != cells) {
-      fail(path, "closed form '" + curves.name + "' needs " + std::to_string(cells) +
-                     " values. Found " + std::to_string(curves.R.size()));
-    }
+// Names become HDF5 link names: HDF5 would read '/' as a path separator and refuses duplicates.
+void check_name(const std::filesystem::path& path, const std::string& what, const std::string& name,
+                std::set<std::string>& taken) {
+  if (name.empty() || name.find('/') != std::string::npos || !taken.insert(name).second) {
+    fail(path, what + " names must be non-empty, unique and free of '/'. Found '" + name + "'");
   }
 }
 
-void write_file(const std::filesystem::path& file_path, const RunReport& report) {
-  const Solution& s = report.solution;
-  const hsize_t records = s.record_count();
-  const hsize_t orders = s.orders.size();
-  H5::H5File file(file_path.string(), H5F_ACC_TRUNC);
-
-  write_string_attribute(write_dataset(file, "orders", s.orders, {orders}), "units", kUnitsOrder);
-  write_string_attribute(write_dataset(file, "t", s.times, {records}), "units", kUnitsTime);
-  write_dataset(file, "step", s.steps, {records});
-  const H5::DataSet lsi = write_dataset(file, "lsi_constant", s.lsi_constant, {records});
-  write_string_attribute(lsi, "units", kUnitsLsi);
-  write_string_attribute(lsi, "description", kDescriptionLsi);
-  const H5::DataSet rdp = write_dataset(file, "R", s.R, {records, orders});
-  write_string_attribute(rdp, "units", kUnitsRdp);
-  write_string_attribute(rdp, "description", kDescriptionR);
-
-  const H5::Group closed_forms = create_ordered_group(file, "closed_forms");
-  for (const ClosedFormCurves& curves : report.closed_forms) {
-    const H5::DataSet dataset = write_dataset(closed_forms, curves.name, curves.R, {records, orders});
-    write_string_attribute(dataset, "citation", curves.citation);
-    write_string_attribute(dataset, "role", curves.role);
-    write_string_attribute(dataset, "units", kUnitsRdp);
+void check_length(const std::filesystem::path& path, const std::string& what, std::size_t found,
+                  std::size_t expected) {
+  if (found != expected) {
+    fail(path, what + " needs " + std::to_string(expected) + " values. Found " +
+                   std::to_string(found));
   }
-
-  file.createAttribute("schema_version", H5::PredType::STD_I32LE, H5::DataSpace(H5S_SCALAR))
-      .write(H5::PredType::NATIVE_INT, &kHdf5SchemaVersion);
-  write_string_attribute(file, "program", "rdpdyn");
-  for (const auto& [name, member] : kMetadataAttributes) {
-    write_string_attribute(file, name, report.metadata.*member);
-  }
-  write_string_attribute(file, "units_R", kUnitsRdp);
-  write_string_attribute(file, "units_t", kUnitsTime);
-  write_string_attribute(file, "units_orders", kUnitsOrder);
-  write_string_attribute(file, "created_utc", utc_now_iso8601());
-  // Flush here: the destructors that finally close the file swallow errors, so a failed write
-  // would otherwise go unnoticed and be renamed into place.
-  file.flush(H5F_SCOPE_GLOBAL);
 }
+
+// Extra root attributes must not shadow the schema's own; '\n' separates the names in the list.
+void check_extra_attribute_name(const std::filesystem::path& path, const std::string& name) {
+  bool reserved = name == kExtraAttributesList;
+  for (const char* own : {"schema_version", "program", "units_R", "units_t", "units_orders",
+                          "created_utc"}) {
+    reserved = reserved || name == own;
+  }
+  for (const auto& [own, member] : kMetadataAttributes) reserved = reserved || name == own;
+  if (name.empty() || name.find('\n') != std::string::npos || reserved) {
+    fail(path, "extra attribute names must be non-empty, free of newlines and not one of the "
+               "schema's root attributes. Found '" + name + "'");
+  }
+}
+
+std::filesystem::path temporary_sibling(const std::filesystem::path& path) {
+  static std::atomic<unsigned> counter{0};
+  std::filesystem::path tmp = path;
+  tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  return tmp;
+}
+
+// ---- reading ---------------------------------------------------------------------------------
 
 RunReport read_file(const std::filesystem::path& path) {
   const H5::H5File file(path.string(), H5F_ACC_RDONLY);
@@ -271,23 +300,275 @@ RunReport read_file(const std::filesystem::path& path) {
   for (const auto& [name, member] : kMetadataAttributes) {
     report.metadata.*member = read_string_attribute(file, name);
   }
+
+  if (file.nameExists("extras")) {  // schema >= 2
+    const H5::Group extras = file.openGroup("extras");
+    for (const std::string& name : names_in_creation_order(extras)) {
+      const H5::DataSet dataset = extras.openDataSet(name);
+      const std::string kind = read_string_attribute(dataset, "kind");
+      const std::string description = read_string_attribute(dataset, "description");
+      // Other kinds belong to later schema versions; readers skip fields they do not know.
+      if (kind == kKindRows) {
+        report.row_series.push_back({name, description, read_string_attribute(dataset, "units"),
+                                     read_dataset<double>(dataset, {records, orders})});
+      } else if (kind == kKindPerOrder) {
+        report.per_order.push_back({name, description, read_dataset<double>(dataset, {orders})});
+      }
+    }
+  }
+  if (file.attrExists(kExtraAttributesList)) {  // schema >= 2
+    const std::string list = read_string_attribute(file, kExtraAttributesList);
+    for (std::size_t begin = 0; begin < list.size();) {
+      const std::size_t end = std::min(list.find('\n', begin), list.size());
+      const std::string name = list.substr(begin, end - begin);
+      report.extra_attributes[name] = read_string_attribute(file, name.c_str());
+      begin = end + 1;
+    }
+  }
   return report;
 }
 
 }  // namespace
 
-void write_report_hdf5(const std::filesystem::path& path, const RunReport& report) {
-  check_shapes(path, report);
-  const std::filesystem::path directory = path.has_parent_path() ? path.parent_path() : ".";
+// ---- streaming writer ------------------------------------------------------------------------
+
+struct Hdf5ReportStream::State {
+  std::filesystem::path path;
+  std::filesystem::path tmp;
+  hsize_t orders = 0;
+  hsize_t records = 0;
+  // Rows allocated in the record datasets: grown by doubling and trimmed to `records` by
+  // finish(), because resizing per record made appending several times slower.
+  hsize_t capacity = 0;
+  std::vector<std::string> series_names;
+  std::set<std::string> extras_names;  // taken under /extras
+  H5::H5File file;
+  H5::DataSet t, step, lsi, R;
+  std::vector<H5::DataSet> series;
+  bool writing = false;  // the temporary exists and finish() has not succeeded
+
+  void check_writing() const {
+    if (!writing) fail(path, "the stream is finished or was discarded after an error");
+  }
+
+  std::vector<H5::DataSet*> record_datasets() {
+    std::vector<H5::DataSet*> all{&t, &step, &lsi, &R};
+    for (H5::DataSet& dataset : series) all.push_back(&dataset);
+    return all;
+  }
+
+  // Datasets first: the file stays open as long as any of its objects is.
+  std::vector<H5::IdComponent*> objects() {
+    const std::vector<H5::DataSet*> datasets = record_datasets();
+    std::vector<H5::IdComponent*> all(datasets.begin(), datasets.end());
+    all.push_back(&file);
+    return all;
+  }
+
+  void discard() noexcept {
+    writing = false;
+    try {
+      const SilenceHdf5Errors silence;
+      for (H5::IdComponent* object : objects()) {
+        try {
+          object->close();
+        } catch (...) {  // keep closing the others; the file is removed anyway
+        }
+      }
+    } catch (...) {
+    }
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+  }
+
+  // Runs one HDF5 step. HDF5 errors become std::runtime_error naming the target; any failure may
+  // leave the file half-updated, so the stream is discarded.
+  template <typename F>
+  void guard(const char* verb, F&& body) {
+    const SilenceHdf5Errors silence;
+    try {
+      body();
+    } catch (const H5::Exception& e) {
+      discard();
+      fail(path, std::string("cannot ") + verb + " (" + e.getFuncName() + ": " +
+                     e.getDetailMsg() + ")");
+    } catch (...) {
+      discard();
+      throw;
+    }
+  }
+};
+
+Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<double> orders,
+                                   const RunMetadata& metadata,
+                                   std::vector<RowSeriesSpec> row_series)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.path = std::move(path);
+  s.orders = orders.size();
+  const std::filesystem::path directory = s.path.has_parent_path() ? s.path.parent_path() : ".";
   if (!std::filesystem::is_directory(directory)) {
-    fail(path, "directory '" + directory.string() + "' does not exist");
+    fail(s.path, "directory '" + directory.string() + "' does not exist");
   }
-  const SilenceHdf5Errors silence;
-  try {
-    write_atomically(path, [&](const std::filesystem::path& tmp) { write_file(tmp, report); });
-  } catch (const H5::Exception& e) {
-    fail(path, "cannot write (" + e.getFuncName() + ": " + e.getDetailMsg() + ")");
+  if (orders.empty()) fail(s.path, "needs at least one order");  // a chunk cannot be empty
+  for (const RowSeriesSpec& spec : row_series) {
+    check_name(s.path, "extras", spec.name, s.extras_names);
+    s.series_names.push_back(spec.name);
   }
+
+  s.tmp = temporary_sibling(s.path);
+  s.writing = true;
+  s.guard("create the file", [&] {
+    s.file = H5::H5File(s.tmp.string(), H5F_ACC_TRUNC);
+    const H5::DataSet orders_dataset = write_dataset(s.file, "orders", orders, {s.orders});
+    write_string_attribute(orders_dataset, "units", kUnitsOrder);
+    s.t = create_row_dataset<double>(s.file, "t", {});
+    write_string_attribute(s.t, "units", kUnitsTime);
+    s.step = create_row_dataset<std::int64_t>(s.file, "step", {});
+    s.lsi = create_row_dataset<double>(s.file, "lsi_constant", {});
+    write_string_attribute(s.lsi, "units", kUnitsLsi);
+    write_string_attribute(s.lsi, "description", kDescriptionLsi);
+    s.R = create_row_dataset<double>(s.file, "R", {s.orders});
+    write_string_attribute(s.R, "units", kUnitsRdp);
+    write_string_attribute(s.R, "description", kDescriptionR);
+
+    create_ordered_group(s.file, "closed_forms");  // filled by finish()
+    const H5::Group extras = create_ordered_group(s.file, "extras");
+    for (const RowSeriesSpec& spec : row_series) {
+      s.series.push_back(create_row_dataset<double>(extras, spec.name, {s.orders}));
+      write_string_attribute(s.series.back(), "kind", kKindRows);
+      write_string_attribute(s.series.back(), "description", spec.description);
+      write_string_attribute(s.series.back(), "units", spec.units);
+    }
+
+    s.file.createAttribute("schema_version", H5::PredType::STD_I32LE, H5::DataSpace(H5S_SCALAR))
+        .write(H5::PredType::NATIVE_INT, &kHdf5SchemaVersion);
+    write_string_attribute(s.file, "program", "rdpdyn");
+    for (const auto& [name, member] : kMetadataAttributes) {
+      write_string_attribute(s.file, name, metadata.*member);
+    }
+    write_string_attribute(s.file, "units_R", kUnitsRdp);
+    write_string_attribute(s.file, "units_t", kUnitsTime);
+    write_string_attribute(s.file, "units_orders", kUnitsOrder);
+    write_string_attribute(s.file, "created_utc", utc_now_iso8601());
+  });
+}
+
+Hdf5ReportStream::~Hdf5ReportStream() {
+  if (state_->writing) state_->discard();
+}
+
+std::size_t Hdf5ReportStream::record_count() const { return state_->records; }
+
+void Hdf5ReportStream::append_record(std::int64_t step, double t, double lsi_constant,
+                                     std::span<const double> R,
+                                     const std::vector<std::span<const double>>& series_rows) {
+  State& s = *state_;
+  s.check_writing();
+  // Checked before writing anything, so a bad call leaves the stream as it was.
+  check_length(s.path, "a row of R", R.size(), s.orders);
+  if (series_rows.size() != s.series.size()) {
+    fail(s.path, "append_record needs a row for each of the " + std::to_string(s.series.size()) +
+                     " row series. Found " + std::to_string(series_rows.size()));
+  }
+  for (std::size_t i = 0; i < series_rows.size(); ++i) {
+    check_length(s.path, "a row of '" + s.series_names[i] + "'", series_rows[i].size(), s.orders);
+  }
+  s.guard("append a record", [&] {
+    if (s.records == s.capacity) {
+      s.capacity = std::max(2 * s.capacity, kChunkMaxRows);
+      for (const H5::DataSet* dataset : s.record_datasets()) set_rows(*dataset, s.capacity);
+    }
+    write_row(s.t, s.records, &t);
+    write_row(s.step, s.records, &step);
+    write_row(s.lsi, s.records, &lsi_constant);
+    write_row(s.R, s.records, R.data());
+    for (std::size_t i = 0; i < series_rows.size(); ++i) {
+      write_row(s.series[i], s.records, series_rows[i].data());
+    }
+    ++s.records;
+  });
+}
+
+void Hdf5ReportStream::finish(const std::vector<ClosedFormCurves>& closed_forms,
+                              const std::vector<PerOrderVector>& per_order,
+                              const std::map<std::string, std::string>& extra_attributes) {
+  State& s = *state_;
+  s.check_writing();
+  const hsize_t records = s.records;
+  const hsize_t orders = s.orders;
+  std::set<std::string> closed_form_names;
+  for (const ClosedFormCurves& curves : closed_forms) {
+    check_name(s.path, "closed form", curves.name, closed_form_names);
+    check_length(s.path, "closed form '" + curves.name + "'", curves.R.size(), records * orders);
+  }
+  std::set<std::string> extras_names = s.extras_names;  // a copy: failed checks change nothing
+  for (const PerOrderVector& vector : per_order) {
+    check_name(s.path, "extras", vector.name, extras_names);
+    check_length(s.path, "per-order vector '" + vector.name + "'", vector.values.size(), orders);
+  }
+  for (const auto& [name, value] : extra_attributes) check_extra_attribute_name(s.path, name);
+
+  s.guard("finish", [&] {
+    for (const H5::DataSet* dataset : s.record_datasets()) set_rows(*dataset, records);
+    {
+      const H5::Group group = s.file.openGroup("closed_forms");
+      for (const ClosedFormCurves& curves : closed_forms) {
+        const H5::DataSet dataset = write_dataset(group, curves.name, curves.R, {records, orders});
+        write_string_attribute(dataset, "citation", curves.citation);
+        write_string_attribute(dataset, "role", curves.role);
+        write_string_attribute(dataset, "units", kUnitsRdp);
+      }
+      const H5::Group extras = s.file.openGroup("extras");
+      for (const PerOrderVector& vector : per_order) {
+        const H5::DataSet dataset = write_dataset(extras, vector.name, vector.values, {orders});
+        write_string_attribute(dataset, "kind", kKindPerOrder);
+        write_string_attribute(dataset, "description", vector.description);
+      }
+      std::string names;
+      for (const auto& [name, value] : extra_attributes) {
+        write_string_attribute(s.file, name.c_str(), value);
+        names += (names.empty() ? "" : "\n") + name;
+      }
+      write_string_attribute(s.file, kExtraAttributesList, names);
+    }
+    // Flush and close explicitly: the destructors swallow errors, so a failed write would
+    // otherwise go unnoticed and be renamed into place.
+    s.file.flush(H5F_SCOPE_GLOBAL);
+    for (H5::IdComponent* object : s.objects()) object->close();
+    std::filesystem::rename(s.tmp, s.path);
+    s.writing = false;
+  });
+}
+
+// ---- whole report ----------------------------------------------------------------------------
+
+void write_report_hdf5(const std::filesystem::path& path, const RunReport& report) {
+  const Solution& s = report.solution;
+  const std::size_t records = s.record_count();
+  const std::size_t orders = s.orders.size();
+  if (s.steps.size() != records || s.lsi_constant.size() != records) {
+    fail(path, "steps and lsi_constant need one entry per record (" + std::to_string(records) +
+                   "). Found " + std::to_string(s.steps.size()) + " and " +
+                   std::to_string(s.lsi_constant.size()));
+  }
+  // Whole arrays are checked up front: the rows cut from them below could not see a surplus.
+  check_length(path, "R (records x orders)", s.R.size(), records * orders);
+  std::vector<RowSeriesSpec> specs;
+  for (const RowSeries& series : report.row_series) {
+    check_length(path, "row series '" + series.name + "'", series.values.size(), records * orders);
+    specs.push_back({series.name, series.description, series.units});
+  }
+
+  Hdf5ReportStream stream(path, s.orders, report.metadata, std::move(specs));
+  std::vector<std::span<const double>> rows(report.row_series.size());
+  for (std::size_t i = 0; i < records; ++i) {
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      rows[j] = std::span(report.row_series[j].values).subspan(i * orders, orders);
+    }
+    stream.append_record(s.steps[i], s.times[i], s.lsi_constant[i], s.row(i), rows);
+  }
+  stream.finish(report.closed_forms, report.per_order, report.extra_attributes);
 }
 
 RunReport read_report_hdf5(const std::filesystem::path& path) {

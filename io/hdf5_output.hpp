@@ -1,18 +1,67 @@
 #pragma once
 // HDF5 output of a run report (schema version kHdf5SchemaVersion; layout in docs/hdf5.md).
+#include <cstdint>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "io/run_report.hpp"
 
 namespace rdpdyn {
 
-/// Writes `report` to `path` atomically (temporary sibling, then rename): on failure no file is
+/// A 2-D dataset streamed row by row beside /R (same shape), e.g. the finite-difference value.
+struct RowSeriesSpec {
+  std::string name;  ///< dataset /extras/<name>: non-empty, unique among the extras, no '/'
+  std::string description;
+  std::string units;
+};
+
+/// Writes a report record by record, so a long solve holds one row in memory, not all of them.
+/// Written by one process (rank 0) with the default sec2 driver. Every failure throws
+/// std::runtime_error naming the target path; an HDF5 failure also discards the stream (later
+/// calls throw). Until finish() succeeds nothing appears at the target path, and an existing
+/// file there is untouched.
+class Hdf5ReportStream {
+ public:
+  /// Creates a temporary sibling of `path` (nothing appears at `path` until finish()), writes
+  /// /orders, the root metadata attributes, and creates the extendible (chunked) datasets
+  /// /t, /step, /lsi_constant, /R and /extras/<name> for each row series.
+  Hdf5ReportStream(std::filesystem::path path, std::vector<double> orders,
+                   const RunMetadata& metadata, std::vector<RowSeriesSpec> row_series = {});
+  /// If finish() was not called: closes and removes the temporary. Never throws.
+  ~Hdf5ReportStream();
+  Hdf5ReportStream(const Hdf5ReportStream&) = delete;
+  Hdf5ReportStream& operator=(const Hdf5ReportStream&) = delete;
+
+  /// Appends one record: R and each row series (in the order given to the constructor) have
+  /// orders.size() values. A wrong length throws before anything is written.
+  void append_record(std::int64_t step, double t, double lsi_constant, std::span<const double> R,
+                     const std::vector<std::span<const double>>& series_rows = {});
+
+  /// Writes the closed forms (shape records x orders), the per-order vectors and extra root
+  /// string attributes, flushes, closes, and renames the temporary to `path` (atomic).
+  void finish(const std::vector<ClosedFormCurves>& closed_forms,
+              const std::vector<PerOrderVector>& per_order = {},
+              const std::map<std::string, std::string>& extra_attributes = {});
+
+  std::size_t record_count() const;
+
+ private:
+  struct State;  // keeps <H5Cpp.h> out of this header
+  std::unique_ptr<State> state_;
+};
+
+/// Writes `report` to `path` atomically through an Hdf5ReportStream: on failure no file is
 /// left behind and an existing file at `path` is untouched. Throws std::runtime_error naming
-/// `path` if the report is inconsistent (shapes) or HDF5 fails.
+/// `path` if the report is inconsistent (shapes, names) or HDF5 fails.
 void write_report_hdf5(const std::filesystem::path& path, const RunReport& report);
 
-/// Reads a report written by write_report_hdf5 (created_utc is not part of RunReport and is
-/// not returned). Throws std::runtime_error naming `path` on a missing or malformed field.
+/// Reads a report written by write_report_hdf5 or Hdf5ReportStream, schema version >= 1
+/// (created_utc is not part of RunReport and is not returned). Throws std::runtime_error naming
+/// `path` on a missing or malformed field.
 RunReport read_report_hdf5(const std::filesystem::path& path);
 
 }  // namespace rdpdyn

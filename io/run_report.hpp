@@ -23,16 +23,35 @@ struct RunMetadata {
   std::string method;          ///< how the solution was computed and how its accuracy is controlled
 };
 
+/// A vector over the orders, e.g. a flag per order that the boundary influences it.
+struct PerOrderVector {
+  std::string name;
+  std::string description;
+  std::vector<double> values;  ///< one per order
+};
+
+/// A streamed row series read back (same shape as Solution::R).
+struct RowSeries {
+  std::string name;
+  std::string description;
+  std::string units;
+  std::vector<double> values;  ///< row-major, records x orders
+};
+
 struct RunReport {
   Solution solution;
   std::vector<ClosedFormCurves> closed_forms;
   RunMetadata metadata;
+  // Engine-specific extras (HDF5 schema >= 2, group /extras); JSON output ignores them.
+  std::vector<RowSeries> row_series;
+  std::vector<PerOrderVector> per_order;
+  std::map<std::string, std::string> extra_attributes;  ///< extra root string attributes
 };
 
 /// Units written to the outputs (C21 conventions).
 inline constexpr const char* kUnitsRdp = "nats (Renyi divergence R_alpha, natural log)";
 inline constexpr const char* kUnitsTime = "C21 continuous time: each noisy-GD step lasts eta";
 inline constexpr const char* kUnitsOrder = "Renyi order alpha (dimensionless, > 1)";
-inline constexpr int kHdf5SchemaVersion = 1;
+inline constexpr int kHdf5SchemaVersion = 2;  ///< 2 added /extras (docs/hdf5.md)
 
 }  // namespace rdpdyn

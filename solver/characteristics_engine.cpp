@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "dynamics/overloaded.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -32,17 +31,20 @@ void evaluate_rdp(const CharacteristicState& s, const InitialCurve& initial,
 }
 
 void apply_event(CharacteristicState& s, const StepEvent& event) {
-  std::visit(Overloaded{
-                 // Post-processing keeps the bound (data processing); LSI c -> c / L^2 (C21 L. 8).
-                 [&](const LipschitzMap& m) { s.inverse_lsi *= m.lipschitz * m.lipschitz; },
-                 // Gaussian mechanism RDP alpha Delta^2/(2 s^2) (Ye & Shokri 2022 eq. (70)):
-                 // w = R/alpha jumps by Delta^2/(2 s^2) at every order.
-                 [&](const GaussianRelease& g) {
-                   s.offset += g.sensitivity * g.sensitivity / (2.0 * g.noise_std * g.noise_std);
-                 },
-                 [&](const LsiRestart& r) { s.inverse_lsi = 1.0 / r.c; },
-             },
-             event);
+  // Post-processing keeps the bound (data processing) and changes only the LSI constant; a
+  // Gaussian release adds alpha Delta^2 / (2 s^2) (Ye & Shokri 2022 eq. (70)).
+  s.offset += rdp_slope_jump(event);
+  update_inverse_lsi(s.inverse_lsi, event);
+}
+
+/// This engine is exact only for coefficients that do not depend on the order.
+void require_alpha_independent(const ProgramStep& step) {
+  if (step.gamma.is_field())
+    throw std::invalid_argument("gamma = \"" + step.gamma.description +
+                                "\" depends on the order: use [analysis] engine = \"finite-difference\"");
+  if (const auto* f = std::get_if<FunctionLsi>(&step.diffusion.lsi); f && f->depends_on_alpha)
+    throw std::invalid_argument("the LSI schedule \"" + f->description +
+                                "\" depends on alpha: use [analysis] engine = \"finite-difference\"");
 }
 
 }  // namespace
@@ -66,6 +68,7 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
 
   for (std::int64_t k = 0; k < total; ++k) {
     const ProgramStep& step = program.steps[static_cast<std::size_t>(k)];
+    require_alpha_independent(step);
     for (const auto& e : step.before) apply_event(state, e);
     const DiffusionInterval& iv = step.diffusion;
     if (step.gamma.is_optimal()) {

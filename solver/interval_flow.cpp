@@ -25,7 +25,7 @@ double one_minus_exp_over_x(double x) {
 
 /// c(s) of a user schedule, checked: a schedule must be a finite non-negative LSI constant.
 double checked_lsi(const FunctionLsi& f, double s, double t) {
-  const double c = f.c(s, t);
+  const double c = f.c(s, t, std::numeric_limits<double>::quiet_NaN());
   if (!(c >= 0.0) || std::isinf(c)) {
     std::ostringstream msg;
     msg << "LSI schedule '" << f.description << "' gave c = " << c << " at s = " << s

@@ -109,7 +109,7 @@ TEST_CASE("Bad input is refused with key, value and rule", "[config][errors]") {
   check_error(with(kBase, "eta", "eta = 0.3"), "algorithm.eta", "0.3", "1/beta");
   check_error(with(kBase, "kind = \"noisy", "kind = \"sgd\""), "algorithm.kind", "\"sgd\"", "one of");
   check_error(kBase + "[analysis]\ngamma = 1.5\n", "analysis.gamma", "1.5", "(0, 1]");
-  check_error(kBase + "[analysis]\ngamma = \"best\"\n", "analysis.gamma", "\"best\"", "optimal");
+  check_error(kBase + "[analysis]\ngamma = \"best\"\n", "analysis.gamma", "\"best\"", "not a valid expression");
   check_error(kBase + "[initial]\nkind = \"table\"\nalpha = [2, 10, 30]\nR = [0.1, 0.05, 0.2]\n",
               "initial.R[1]", "0.05", "non-decreasing");
   check_error(kBase + "[initial]\nkind = \"table\"\nalpha = [2, 3, 3]\nR = [0.1, 0.2, 0.3]\n",
@@ -131,7 +131,8 @@ TEST_CASE("Function schedules and curves compile; bad expressions are refused", 
   const std::string fn = with(kBase, "kind = \"strongly", "kind = \"function\"\nc = \"1/(0.001 + 2*s*0.0004)\"");
   const std::string text = with(with(fn, "lambda", ""), "beta", "");
   const RunConfig cfg = parse_config_text(text, "t");
-  CHECK(cfg.spec.lsi.function.c(0.5, 0.0) == Approx(1.0 / 0.0014));
+  CHECK(cfg.spec.lsi.function.c(0.5, 0.0, 2.0) == Approx(1.0 / 0.0014));
+  CHECK_FALSE(cfg.spec.lsi.function.depends_on_alpha);
   const std::string bad = with(with(with(kBase, "kind = \"strongly", "kind = \"function\"\nc = \"1/(s +\""), "lambda", ""), "beta", "");
   check_error(bad, "lsi.c", "\"1/(s +\"", "not a valid expression");
 }

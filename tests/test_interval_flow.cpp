@@ -99,7 +99,7 @@ TEST_CASE("The optimal gamma is never worse than any fixed gamma on linear data"
 TEST_CASE("Function schedules through Odeint agree with the closed forms and err upwards", "[flow][odeint]") {
   const double A = 0.02;
   const auto exact_iv = interval(GaussianConvolutionLsi{});
-  const auto fn_iv = interval(FunctionLsi{[A](double s, double) { return 1.0 / (A + 0.18 * s); }, "test"});
+  const auto fn_iv = interval(FunctionLsi{[A](double s, double, double) { return 1.0 / (A + 0.18 * s); }, "test"});
   for (double g : {0.3, 0.7}) {
     const IntervalFlow exact = fixed_gamma_flow(exact_iv, g, A, 0.0, {});
     const IntervalFlow numeric = fixed_gamma_flow(fn_iv, g, A, 0.0, {});
@@ -115,7 +115,7 @@ TEST_CASE("Function schedules through Odeint agree with the closed forms and err
 }
 
 TEST_CASE("A schedule that leaves its domain is refused with its value", "[flow][odeint]") {
-  const auto iv = interval(FunctionLsi{[](double s, double) { return 1.0 - 100 * s; }, "1 - 100*s"});
+  const auto iv = interval(FunctionLsi{[](double s, double, double) { return 1.0 - 100 * s; }, "1 - 100*s"});
   REQUIRE_THROWS_WITH(fixed_gamma_flow(iv, 0.5, 0.0, 0.0, {}), Catch::Contains("1 - 100*s"));
 }
 

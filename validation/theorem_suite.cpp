@@ -71,7 +71,7 @@ std::vector<CheckResult> run_theorem_suite() {
   }
   {  // The same through the adaptive integrator (user-supplied schedule).
     RunSpec spec = figure_setting(100);
-    spec.lsi = LsiSpec::of_function({[](double, double) { return 1000.0; }, "1000"});
+    spec.lsi = LsiSpec::of_function({[](double, double, double) { return 1000.0; }, "1000"});
     spec.gamma = GammaChoice::fixed(0.3);
     results.push_back(compare("thm2-odeint",
                               "function schedule c(s,t) = 1000 through Boost.Odeint, gamma = 0.3: "

@@ -1,0 +1,190 @@
+#include "solver/certification.hpp"
+
+#include <array>
+#include <boost/numeric/odeint.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "dynamics/pdi.hpp"
+#include "solver/lsi_evaluation.hpp"
+
+namespace rdpdyn {
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+using State1 = std::array<double, 1>;
+using State2 = std::array<double, 2>;
+
+double order_of(double y) { return 1.0 + std::exp(y); }
+
+}  // namespace
+
+Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol)
+    : program_(program), initial_(initial), tol_(tol) {
+  double inverse_lsi = program.initial_inverse_lsi, t = 0.0;
+  for (std::size_t k = 0; k < program.steps.size(); ++k) {
+    const ProgramStep& step = program.steps[k];
+    Frame f;
+    for (const auto& e : step.before) {
+      update_inverse_lsi(inverse_lsi, e);
+      f.jump_before += rdp_slope_jump(e);
+    }
+    f.t_start = t;
+    f.inverse_lsi = inverse_lsi;
+    f.point_mass = std::holds_alternative<GaussianConvolutionLsi>(step.diffusion.lsi) && inverse_lsi <= 0.0;
+    if (f.point_mass && step.gamma.is_field())
+      throw std::invalid_argument("a gamma field that depends on alpha is not supported on an "
+                                  "interval that starts from a point mass (step " + std::to_string(k + 1) + ")");
+    inverse_lsi = end_inverse_lsi(step.diffusion, inverse_lsi, t);
+    t = f.t_start + step.diffusion.duration;
+    for (const auto& e : step.after) {
+      update_inverse_lsi(inverse_lsi, e);
+      f.jump_after += rdp_slope_jump(e);
+    }
+    frames_.push_back(f);
+  }
+}
+
+double Certifier::gamma_at(std::int64_t step, double y, double t, const OptimalGammaLookup& optimal) const {
+  const GammaChoice& g = program_.steps[static_cast<std::size_t>(step)].gamma;
+  double gamma = g.value;
+  if (g.is_optimal()) gamma = optimal.gamma(step, y, t);
+  if (g.is_field()) gamma = g.field(order_of(y), t);
+  if (!(gamma > 0.0 && gamma <= 1.0))
+    throw std::domain_error("gamma field gave " + std::to_string(gamma) + " at alpha = " +
+                            std::to_string(order_of(y)) + ", t = " + std::to_string(t) +
+                            ": it must be in (0, 1]");
+  return gamma;
+}
+
+std::vector<double> Certifier::pieces(std::int64_t step, const OptimalGammaLookup& optimal) const {
+  // Interval-local times 0 = s_0 < s_1 < ... < s_m = duration at which the gamma field may jump.
+  const double duration = program_.steps[static_cast<std::size_t>(step)].diffusion.duration;
+  const double t0 = frames_[static_cast<std::size_t>(step)].t_start;
+  std::vector<double> cuts{0.0};
+  if (program_.steps[static_cast<std::size_t>(step)].gamma.is_optimal() && optimal.switch_times)
+    for (double t : optimal.switch_times(step))
+      if (t - t0 > cuts.back() + 1e-12 * duration && t - t0 < duration * (1.0 - 1e-12)) cuts.push_back(t - t0);
+  cuts.push_back(duration);
+  return cuts;
+}
+
+double Certifier::trace_back(std::int64_t step, double y_end, const OptimalGammaLookup& optimal) const {
+  const Frame& f = frames_[static_cast<std::size_t>(step)];
+  const DiffusionInterval& iv = program_.steps[static_cast<std::size_t>(step)].diffusion;
+  auto system = [&](const State1& x, State1& dx, double s) {
+    const double t = f.t_start + s;
+    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, f.inverse_lsi, s, t, order_of(x[0])));
+    dx[0] = (1.0 - gamma_at(step, x[0], t, optimal)) * Q;
+  };
+  State1 y{y_end};
+  const std::vector<double> cuts = pieces(step, optimal);
+  for (std::size_t i = cuts.size() - 1; i > 0; --i) {
+    auto stepper = odeint::make_controlled(tol_.absolute, tol_.relative, odeint::runge_kutta_dopri5<State1>());
+    odeint::integrate_adaptive(stepper, system, y, cuts[i], cuts[i - 1], -(cuts[i] - cuts[i - 1]) / 16.0);
+  }
+  return y[0];
+}
+
+void Certifier::advance(std::int64_t step, double& y, double& w, const OptimalGammaLookup& optimal,
+                        double tolerance_scale) const {
+  const Frame& f = frames_[static_cast<std::size_t>(step)];
+  const DiffusionInterval& iv = program_.steps[static_cast<std::size_t>(step)].diffusion;
+  const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
+  // Along dy/dt = a1: dw/dt = a2 - a1 w, a1 = (1-gamma) Q, a2 = P / gamma (C21 eq. (13)).
+  auto system = [&](const State2& x, State2& dx, double s) {
+    const double t = f.t_start + s;
+    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, f.inverse_lsi, s, t, order_of(x[0])));
+    const double gamma = gamma_at(step, x[0], t, optimal);
+    const double a1 = (1.0 - gamma) * Q;
+    dx[0] = a1;
+    dx[1] = P / gamma - a1 * x[1];
+  };
+  State2 x{y, w};
+  const std::vector<double> cuts = pieces(step, optimal);
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    auto stepper = odeint::make_controlled(tol_.absolute * tolerance_scale, tol_.relative * tolerance_scale,
+                                           odeint::runge_kutta_dopri5<State2>());
+    odeint::integrate_adaptive(stepper, system, x, cuts[i], cuts[i + 1], (cuts[i + 1] - cuts[i]) / 16.0);
+  }
+  y = x[0];
+  w = x[1];
+}
+
+double Certifier::erased_value(std::int64_t step) const {
+  const ProgramStep& ps = program_.steps[static_cast<std::size_t>(step)];
+  const DiffusionInterval& iv = ps.diffusion;
+  if (ps.gamma.is_optimal()) return optimal_gamma_flow(iv, 0.0, 0.0, frames_[static_cast<std::size_t>(step)].t_start, tol_);
+  if (ps.gamma.value < 1.0) return fixed_gamma_flow(iv, ps.gamma.value, 0.0, 0.0, tol_).source;
+  return std::numeric_limits<double>::quiet_NaN();  // gamma = 1: no transport, nothing erased
+}
+
+CertifiedValue Certifier::shoot(std::int64_t steps, double order, const OptimalGammaLookup& optimal) const {
+  const double y_target = std::log(order - 1.0);
+  double aim = y_target;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    // Backwards: from the aim at the end of `steps` to the foot (t = 0), or to the end of the last
+    // point-mass interval whose outcome does not depend on the past.
+    double y = aim;
+    std::int64_t first = 0;
+    double w_start = std::numeric_limits<double>::quiet_NaN();
+    for (std::int64_t k = steps - 1; k >= 0; --k) {
+      const Frame& f = frames_[static_cast<std::size_t>(k)];
+      if (f.point_mass) {
+        const double erased = erased_value(k);
+        if (!std::isnan(erased)) {
+          first = k + 1;
+          w_start = erased + f.jump_after;
+          break;
+        }
+        continue;  // gamma = 1 on a point mass: no transport, y unchanged
+      }
+      y = trace_back(k, y, optimal);
+    }
+    const double y_foot = y;
+    if (std::isnan(w_start)) {
+      const double a0 = order_of(y_foot);
+      w_start = initial_rdp(initial_, a0) / a0;
+    }
+    // Forwards twice (tolerance and tolerance/1000): the value and its error estimate.
+    std::array<double, 2> y_end{}, w_end{};
+    for (int run = 0; run < 2; ++run) {
+      double yy = y_foot, ww = w_start;
+      for (std::int64_t k = first; k < steps; ++k) {
+        const Frame& f = frames_[static_cast<std::size_t>(k)];
+        ww += f.jump_before;
+        if (f.point_mass) {  // gamma = 1 here (erasing ones were handled above): w += P tau
+          const DiffusionInterval& iv = program_.steps[static_cast<std::size_t>(k)].diffusion;
+          ww += pdi::source_scale(iv.sigma, iv.sensitivity) * iv.duration;
+        } else {
+          advance(k, yy, ww, optimal, run == 0 ? 1e-3 : 1.0);
+        }
+        ww += f.jump_after;
+      }
+      y_end[static_cast<std::size_t>(run)] = yy;
+      w_end[static_cast<std::size_t>(run)] = ww;
+    }
+    const double y_err = tol_.safety_factor * std::abs(y_end[0] - y_end[1]) + 1e-14 * (1.0 + std::abs(y_end[0]));
+    const double w_err = tol_.safety_factor * std::abs(w_end[0] - w_end[1]) + 4e-16 * std::abs(w_end[0]);
+    const double y_land = y_end[0] - y_err;  // safe direction: a lower order
+    if (y_land >= y_target) {
+      const double landing = order_of(y_land);
+      return {landing * (w_end[0] + w_err), landing};
+    }
+    // Aim higher by twice the shortfall plus the error estimate: the landing map is monotone.
+    aim += 2.0 * (y_target - y_land) + y_err + 1e-12 * (1.0 + std::abs(y_target));
+  }
+  throw std::runtime_error("certification could not land a characteristic at or above alpha = " +
+                           std::to_string(order));
+}
+
+std::vector<CertifiedValue> Certifier::certify(std::int64_t steps, std::span<const double> orders,
+                                               const OptimalGammaLookup& optimal) const {
+  std::vector<CertifiedValue> out;
+  out.reserve(orders.size());
+  for (double order : orders) out.push_back(shoot(steps, order, optimal));
+  return out;
+}
+
+}  // namespace rdpdyn

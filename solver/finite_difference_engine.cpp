@@ -1,0 +1,393 @@
+#include "solver/finite_difference_engine.hpp"
+
+#include <petscdmda.h>
+#include <petscts.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "dynamics/pdi.hpp"
+#include "solver/certification.hpp"
+#include "solver/lsi_evaluation.hpp"
+
+namespace rdpdyn {
+namespace {
+
+/// Throws on a PETSc error code (PETSc's own traceback printing is switched off: we report).
+void check(PetscErrorCode code, const char* what) {
+  if (code != 0) throw std::runtime_error(std::string("PETSc error ") + std::to_string(code) + " in " + what);
+}
+#define RDPDYN_PETSC(call) check((call), #call)
+
+double order_of(double y) { return 1.0 + std::exp(y); }
+
+/// Optimal-gamma fields kept for the certification: per program step, snapshots (time from which
+/// each holds, gamma sampled at fixed y). Any field is valid for the certification; sampling only
+/// costs tightness.
+struct GammaHistory {
+  double y_first = 0.0, y_step = 1.0;
+  struct Snapshot {
+    double t_from;
+    std::vector<float> gamma;
+  };
+  std::vector<std::vector<Snapshot>> per_step;
+
+  double lookup(std::int64_t step, double y, double t) const {
+    const auto& snaps = per_step[static_cast<std::size_t>(step)];
+    const Snapshot* use = nullptr;
+    for (const auto& s : snaps)
+      if (s.t_from <= t || use == nullptr) use = &s;
+    if (use == nullptr) return 1.0;  // gamma = 1 is always valid (C21 Thm 1)
+    const double x = std::clamp((y - y_first) / y_step, 0.0, static_cast<double>(use->gamma.size() - 1));
+    const auto i = std::min(static_cast<std::size_t>(x), use->gamma.size() - 2);
+    const double theta = x - static_cast<double>(i);
+    return (1.0 - theta) * use->gamma[i] + theta * use->gamma[i + 1];
+  }
+};
+
+struct Context {
+  DM da = nullptr;
+  std::int64_t N = 0, xs = 0, xm = 0;
+  double y_min = 0.0, dy = 0.0;
+  Limiter limiter = Limiter::MonotonizedCentral;
+  const ProgramStep* step = nullptr;
+  std::int64_t step_index = 0;
+  double A0 = 0.0, t_start = 0.0;
+  std::vector<double> a1, a2, Q;  // local cells
+  std::string error;              // a message from a callback (no exceptions through PETSc)
+  // certification of the optimal gamma
+  bool keep_gamma = false;
+  double next_snapshot = 0.0, snapshot_every = 0.0;
+  VecScatter to_zero = nullptr;
+  Vec gathered = nullptr;
+  GammaHistory* history = nullptr;
+  std::int64_t samples = 0;
+  int rank = 0;
+
+  double y_at(std::int64_t i) const { return y_min + (static_cast<double>(i) + 0.5) * dy; }
+  double alpha_at(std::int64_t i) const { return order_of(y_at(i)); }
+  /// Inflow closure: R at orders below the grid is at most R at the first cell (R_alpha is
+  /// non-decreasing in alpha), so w_ghost = w_0 alpha_0 / alpha_ghost is an upper bound there.
+  double inflow_ghost(double w0, std::int64_t ghost) const { return w0 * alpha_at(0) / alpha_at(ghost); }
+  double gamma_fixed_or_field(double alpha, double t) const {
+    const GammaChoice& g = step->gamma;
+    const double gamma = g.is_field() ? g.field(alpha, t) : g.value;
+    if (!(gamma > 0.0 && gamma <= 1.0))
+      throw std::domain_error("gamma field '" + g.description + "' gave " + std::to_string(gamma) +
+                              " at alpha = " + std::to_string(alpha) + ": it must be in (0, 1]");
+    return gamma;
+  }
+};
+
+void fill_ghosts(const Context& c, PetscScalar* w) {
+  if (c.xs == 0) {
+    w[-1] = c.inflow_ghost(w[0], -1);
+    w[-2] = c.inflow_ghost(w[0], -2);
+  }
+  if (c.xs + c.xm == c.N) w[c.N] = w[c.N - 1];  // outflow: zero gradient (information leaves)
+}
+
+void evaluate_rhs(Context& c, double t, const PetscScalar* w, PetscScalar* f) {
+  const DiffusionInterval& iv = c.step->diffusion;
+  const double s = t - c.t_start;
+  for (std::int64_t i = c.xs; i < c.xs + c.xm; ++i) {
+    const double alpha = c.alpha_at(i);
+    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, s, t, alpha));
+    const auto j = static_cast<std::size_t>(i - c.xs);
+    c.Q[j] = Q;
+    if (!c.step->gamma.is_optimal()) {
+      const double gamma = c.gamma_fixed_or_field(alpha, t);
+      c.a1[j] = (1.0 - gamma) * Q;  // C21 eq. (13)
+      c.a2[j] = pdi::source_rate(gamma, iv.sigma, iv.sensitivity);
+    }
+  }
+  if (c.step->gamma.is_optimal())
+    optimal_gamma_rhs(w, pdi::source_scale(iv.sigma, iv.sensitivity), c.Q.data() - c.xs, c.xs, c.xs + c.xm, c.dy, f);
+  else
+    linear_pdi_rhs(w, c.a1.data() - c.xs, c.a2.data() - c.xs, c.xs, c.xs + c.xm, c.dy, c.limiter, f);
+}
+
+PetscErrorCode rhs_callback(TS, PetscReal t, Vec U, Vec F, void* raw) {
+  auto* c = static_cast<Context*>(raw);
+  Vec local;
+  PetscCall(DMGetLocalVector(c->da, &local));
+  PetscCall(DMGlobalToLocalBegin(c->da, U, INSERT_VALUES, local));
+  PetscCall(DMGlobalToLocalEnd(c->da, U, INSERT_VALUES, local));
+  PetscScalar *w, *f;
+  PetscCall(DMDAVecGetArray(c->da, local, &w));
+  PetscCall(DMDAVecGetArray(c->da, F, &f));
+  PetscErrorCode status = 0;
+  try {
+    fill_ghosts(*c, w);
+    evaluate_rhs(*c, t, w, f);
+  } catch (const std::exception& e) {
+    c->error = e.what();
+    status = PETSC_ERR_USER;
+  }
+  PetscCall(DMDAVecRestoreArray(c->da, F, &f));
+  PetscCall(DMDAVecRestoreArray(c->da, local, &w));
+  PetscCall(DMRestoreLocalVector(c->da, &local));
+  return status;
+}
+
+/// Gathers the whole grid function on rank 0 (natural ordering: a 1-D DMDA's global ordering).
+std::vector<double> gather(Context& c, Vec U) {
+  RDPDYN_PETSC(VecScatterBegin(c.to_zero, U, c.gathered, INSERT_VALUES, SCATTER_FORWARD));
+  RDPDYN_PETSC(VecScatterEnd(c.to_zero, U, c.gathered, INSERT_VALUES, SCATTER_FORWARD));
+  std::vector<double> out;
+  if (c.rank == 0) {
+    const PetscScalar* a;
+    RDPDYN_PETSC(VecGetArrayRead(c.gathered, &a));
+    out.assign(a, a + c.N);
+    RDPDYN_PETSC(VecRestoreArrayRead(c.gathered, &a));
+  }
+  return out;
+}
+
+/// Keeps the optimal gamma field of the current state for the certification (rank 0).
+void snapshot_gamma(Context& c, double t, Vec U) {
+  const std::vector<double> w = gather(c, U);  // collective
+  if (c.rank != 0) return;
+  const DiffusionInterval& iv = c.step->diffusion;
+  const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
+  std::vector<double> gamma(static_cast<std::size_t>(c.N));
+  for (std::int64_t i = 0; i < c.N; ++i) {
+    const double w_prev = i == 0 ? c.inflow_ghost(w[0], -1) : w[static_cast<std::size_t>(i - 1)];
+    const double wi = w[static_cast<std::size_t>(i)];
+    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, t - c.t_start, t, c.alpha_at(i)));
+    gamma[static_cast<std::size_t>(i)] = optimal_gamma_at(P, Q, wi + (wi - w_prev) / c.dy);
+  }
+  GammaHistory::Snapshot snap{t, std::vector<float>(static_cast<std::size_t>(c.samples))};
+  for (std::int64_t k = 0; k < c.samples; ++k) {
+    const double y = c.history->y_first + static_cast<double>(k) * c.history->y_step;
+    const double x = std::clamp((y - c.y_at(0)) / c.dy, 0.0, static_cast<double>(c.N - 1));
+    const auto i = std::min(static_cast<std::size_t>(x), static_cast<std::size_t>(c.N - 2));
+    const double theta = x - static_cast<double>(i);
+    snap.gamma[static_cast<std::size_t>(k)] = static_cast<float>((1.0 - theta) * gamma[i] + theta * gamma[i + 1]);
+  }
+  c.history->per_step[static_cast<std::size_t>(c.step_index)].push_back(std::move(snap));
+}
+
+PetscErrorCode pre_step_callback(TS ts) {
+  void* raw;
+  PetscCall(TSGetApplicationContext(ts, &raw));
+  auto* c = static_cast<Context*>(raw);
+  if (!c->keep_gamma) return 0;
+  PetscReal t;
+  PetscCall(TSGetTime(ts, &t));
+  if (t + 1e-15 * std::abs(t) < c->next_snapshot) return 0;
+  c->next_snapshot += c->snapshot_every;
+  Vec U;
+  PetscCall(TSGetSolution(ts, &U));
+  try {
+    snapshot_gamma(*c, t, U);
+  } catch (const std::exception& e) {
+    c->error = e.what();
+    return PETSC_ERR_USER;
+  }
+  return 0;
+}
+
+/// Linear interpolation of w between cell centres at order alpha (the finite-difference value).
+double interpolate_w(const Context& c, const std::vector<double>& w, double alpha) {
+  const double x = std::clamp((std::log(alpha - 1.0) - c.y_at(0)) / c.dy, 0.0, static_cast<double>(c.N - 1));
+  const auto i = std::min(static_cast<std::size_t>(x), static_cast<std::size_t>(c.N - 2));
+  const double theta = x - static_cast<double>(i);
+  return (1.0 - theta) * w[i] + theta * w[i + 1];
+}
+
+/// Exact scalar flow of a point-mass interval (w no longer depends on the start when it
+/// transports), applied cell by cell.
+void point_mass_interval(const Context& c, Vec U, double t_start) {
+  const ProgramStep& ps = *c.step;
+  if (ps.gamma.is_field())
+    throw std::invalid_argument("a gamma field that depends on alpha is not supported on an interval "
+                                "that starts from a point mass");
+  PetscScalar* w;
+  RDPDYN_PETSC(VecGetArray(U, &w));
+  for (std::int64_t j = 0; j < c.xm; ++j) {
+    if (ps.gamma.is_optimal()) {
+      w[j] = optimal_gamma_flow(ps.diffusion, w[j], 0.0, t_start, {});
+    } else {
+      const IntervalFlow flow = fixed_gamma_flow(ps.diffusion, ps.gamma.value, 0.0, t_start, {});
+      w[j] = (std::isinf(flow.transport) ? 0.0 : std::exp(-flow.transport) * w[j]) + flow.source;
+    }
+  }
+  RDPDYN_PETSC(VecRestoreArray(U, &w));
+}
+
+struct PetscObjects {
+  DM da = nullptr;
+  Vec U = nullptr, gathered = nullptr;
+  TS ts = nullptr;
+  VecScatter to_zero = nullptr;
+  ~PetscObjects() {
+    if (ts) TSDestroy(&ts);
+    if (to_zero) VecScatterDestroy(&to_zero);
+    if (gathered) VecDestroy(&gathered);
+    if (U) VecDestroy(&U);
+    if (da) DMDestroy(&da);
+  }
+};
+
+}  // namespace
+
+FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const PrivacyProgram& program,
+                                                    const InitialCurve& initial,
+                                                    std::span<const double> orders,
+                                                    const FiniteDifferenceOptions& options,
+                                                    const FiniteDifferenceSink& sink) {
+  const FiniteDifferenceGrid& grid = options.grid;
+  Context c;
+  MPI_Comm_rank(comm, &c.rank);
+  c.N = grid.cells;
+  c.limiter = grid.limiter;
+  const double alpha_max = grid.alpha_max > 0.0 ? grid.alpha_max : 4.0 * orders.back();
+  c.y_min = std::log(grid.alpha_min - 1.0);
+  c.dy = (std::log(alpha_max - 1.0) - c.y_min) / static_cast<double>(c.N);
+
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  struct PopHandler { ~PopHandler() { PetscPopErrorHandler(); } } pop;
+  PetscObjects p;
+  RDPDYN_PETSC(DMDACreate1d(comm, DM_BOUNDARY_GHOSTED, static_cast<PetscInt>(c.N), 1, 2, nullptr, &p.da));
+  RDPDYN_PETSC(DMSetFromOptions(p.da));
+  RDPDYN_PETSC(DMSetUp(p.da));
+  c.da = p.da;
+  PetscInt xs, xm;
+  RDPDYN_PETSC(DMDAGetCorners(p.da, &xs, nullptr, nullptr, &xm, nullptr, nullptr));
+  c.xs = xs;
+  c.xm = xm;
+  c.a1.resize(static_cast<std::size_t>(xm));
+  c.a2.resize(static_cast<std::size_t>(xm));
+  c.Q.resize(static_cast<std::size_t>(xm));
+  RDPDYN_PETSC(DMCreateGlobalVector(p.da, &p.U));
+  RDPDYN_PETSC(VecScatterCreateToZero(p.U, &p.to_zero, &p.gathered));
+  c.to_zero = p.to_zero;
+  c.gathered = p.gathered;
+
+  {  // initial data: w_0 = R_0(alpha) / alpha at the cell centres
+    PetscScalar* w;
+    RDPDYN_PETSC(VecGetArray(p.U, &w));
+    for (std::int64_t i = xs; i < xs + xm; ++i) w[i - xs] = initial_rdp(initial, c.alpha_at(i)) / c.alpha_at(i);
+    RDPDYN_PETSC(VecRestoreArray(p.U, &w));
+  }
+
+  RDPDYN_PETSC(TSCreate(comm, &p.ts));
+  RDPDYN_PETSC(TSSetApplicationContext(p.ts, &c));
+  RDPDYN_PETSC(TSSetRHSFunction(p.ts, nullptr, rhs_callback, &c));
+  RDPDYN_PETSC(TSSetType(p.ts, TSSSP));
+  RDPDYN_PETSC(TSSSPSetType(p.ts, TSSSPRKS3));  // third-order SSP Runge-Kutta
+  RDPDYN_PETSC(TSSSPSetNumStages(p.ts, 4));      // s = 4: SSP coefficient 2
+  RDPDYN_PETSC(TSSetExactFinalTime(p.ts, TS_EXACTFINALTIME_MATCHSTEP));
+  RDPDYN_PETSC(TSSetPreStep(p.ts, pre_step_callback));
+  RDPDYN_PETSC(TSSetFromOptions(p.ts));  // -ts_type, -ts_ssp_type, -ts_monitor ... override
+
+  GammaHistory history;
+  bool any_optimal = false;
+  for (const auto& s : program.steps) any_optimal |= s.gamma.is_optimal();
+  c.keep_gamma = any_optimal;
+  c.history = &history;
+  c.samples = std::max<std::int64_t>(2, grid.gamma_samples);
+  history.y_first = c.y_at(0);
+  history.y_step = (c.y_at(c.N - 1) - c.y_at(0)) / static_cast<double>(c.samples - 1);
+  history.per_step.resize(program.steps.size());
+
+  const Certifier certifier(program, initial, options.tolerance);
+  const auto total = static_cast<std::int64_t>(program.steps.size());
+  FiniteDifferenceSummary summary;
+  summary.dy = c.dy;
+  double inverse_lsi = program.initial_inverse_lsi, t = 0.0, reach = 0.0;
+  std::vector<double> alphas(static_cast<std::size_t>(c.N));
+  for (std::int64_t i = 0; i < c.N; ++i) alphas[static_cast<std::size_t>(i)] = c.alpha_at(i);
+
+  auto record = [&](std::int64_t step) {
+    const std::vector<double> w = gather(c, p.U);  // collective
+    if (c.rank != 0) return;
+    std::vector<double> fd(orders.size()), certified(orders.size()), landing(orders.size());
+    const OptimalGammaLookup lookup{
+        [&](std::int64_t k, double y, double tt) { return history.lookup(k, y, tt); },
+        [&](std::int64_t k) {
+          std::vector<double> times;
+          for (const auto& snap : history.per_step[static_cast<std::size_t>(k)]) times.push_back(snap.t_from);
+          return times;
+        }};
+    const auto values = certifier.certify(step, orders, lookup);
+    for (std::size_t j = 0; j < orders.size(); ++j) {
+      fd[j] = orders[j] * interpolate_w(c, w, orders[j]);
+      certified[j] = values[j].rdp;
+      landing[j] = values[j].landing_order;
+      if (certified[j] > 0.0)
+        summary.max_relative_gap = std::max(summary.max_relative_gap, (certified[j] - fd[j]) / certified[j]);
+    }
+    sink(step, t, lsi_constant_from_inverse(inverse_lsi), certified, fd, landing);
+  };
+  record(0);
+
+  for (std::int64_t k = 0; k < total; ++k) {
+    const ProgramStep& step = program.steps[static_cast<std::size_t>(k)];
+    double jump = 0.0;
+    for (const auto& e : step.before) {
+      jump += rdp_slope_jump(e);
+      update_inverse_lsi(inverse_lsi, e);
+    }
+    if (jump != 0.0) RDPDYN_PETSC(VecShift(p.U, jump));
+    c.step = &step;
+    c.step_index = k;
+    c.A0 = inverse_lsi;
+    c.t_start = t;
+    const DiffusionInterval& iv = step.diffusion;
+    const bool point_mass = std::holds_alternative<GaussianConvolutionLsi>(iv.lsi) && inverse_lsi <= 0.0;
+    if (point_mass) {
+      point_mass_interval(c, p.U, t);
+    } else {
+      const double transport = max_transport_bound(iv, inverse_lsi, t, alphas.data(), alphas.size());
+      reach += transport;
+      // Stable step for both schemes: dt max Q (1 + 1/dy) <= cfl (the monotone Hamilton-Jacobi
+      // condition; for the MUSCL scheme it also keeps the SSP stages TVD).
+      const double Q_rate = transport / iv.duration;  // mean; the maximum is at s = 0 for Lemma 9
+      const double Q_max = std::holds_alternative<GaussianConvolutionLsi>(iv.lsi)
+                               ? pdi::decay_scale(iv.sigma, 1.0 / inverse_lsi)
+                               : Q_rate;
+      const double n_sub = std::max(1.0, std::ceil(iv.duration * Q_max * (1.0 + 1.0 / c.dy) / grid.cfl));
+      if (n_sub > 1e7)
+        throw std::invalid_argument("step " + std::to_string(k + 1) + " needs " + std::to_string(n_sub) +
+                                    " time steps on this grid (LSI constant too large); use the "
+                                    "characteristics engine or a coarser grid");
+      c.snapshot_every = iv.duration / std::max(1, grid.gamma_snapshots_per_step);
+      c.next_snapshot = t;
+      PetscInt done;
+      RDPDYN_PETSC(TSGetStepNumber(p.ts, &done));
+      RDPDYN_PETSC(TSSetTime(p.ts, t));
+      RDPDYN_PETSC(TSSetMaxTime(p.ts, t + iv.duration));
+      RDPDYN_PETSC(TSSetTimeStep(p.ts, iv.duration / n_sub));
+      RDPDYN_PETSC(TSSetMaxSteps(p.ts, done + static_cast<PetscInt>(n_sub) + 4));
+      const PetscErrorCode code = TSSolve(p.ts, p.U);
+      if (code != 0) {
+        if (!c.error.empty()) throw std::domain_error(c.error);
+        check(code, "TSSolve");
+      }
+      PetscInt after;
+      RDPDYN_PETSC(TSGetStepNumber(p.ts, &after));
+      summary.time_steps += after - done;
+    }
+    inverse_lsi = end_inverse_lsi(iv, inverse_lsi, t);
+    t = c.t_start + iv.duration;
+    jump = 0.0;
+    for (const auto& e : step.after) {
+      jump += rdp_slope_jump(e);
+      update_inverse_lsi(inverse_lsi, e);
+    }
+    if (jump != 0.0) RDPDYN_PETSC(VecShift(p.U, jump));
+    if (options.record.records(k + 1, total)) record(k + 1);
+  }
+
+  summary.inflow_reach_y = c.y_min + reach + 2.0 * c.dy;
+  for (double alpha : orders)
+    summary.boundary_influenced.push_back(std::log(alpha - 1.0) <= summary.inflow_reach_y ? 1.0 : 0.0);
+  return summary;
+}
+
+}  // namespace rdpdyn
