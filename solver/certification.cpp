@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "dynamics/pdi.hpp"
+#include "dynamics/rdp_interpolation.hpp"
 #include "solver/lsi_evaluation.hpp"
 
 namespace rdpdyn {
@@ -120,63 +121,85 @@ double Certifier::erased_value(std::int64_t step) const {
   return std::numeric_limits<double>::quiet_NaN();  // gamma = 1: no transport, nothing erased
 }
 
-CertifiedValue Certifier::shoot(std::int64_t steps, double order, const OptimalGammaLookup& optimal) const {
-  const double y_target = std::log(order - 1.0);
-  double aim = y_target;
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    // Backwards: from the aim at the end of `steps` to the foot (t = 0), or to the end of the last
-    // point-mass interval whose outcome does not depend on the past.
-    double y = aim;
-    std::int64_t first = 0;
-    double w_start = std::numeric_limits<double>::quiet_NaN();
-    for (std::int64_t k = steps - 1; k >= 0; --k) {
-      const Frame& f = frames_[static_cast<std::size_t>(k)];
-      if (f.point_mass) {
-        const double erased = erased_value(k);
-        if (!std::isnan(erased)) {
-          first = k + 1;
-          w_start = erased + f.jump_after;
-          break;
-        }
-        continue;  // gamma = 1 on a point mass: no transport, y unchanged
+Certifier::Landing Certifier::land(std::int64_t steps, double aim, const OptimalGammaLookup& optimal) const {
+  // Backwards: from the aim at the end of `steps` to the foot (t = 0), or to the end of the last
+  // point-mass interval whose outcome does not depend on the past.
+  double y = aim;
+  std::int64_t first = 0;
+  double w_start = std::numeric_limits<double>::quiet_NaN();
+  for (std::int64_t k = steps - 1; k >= 0; --k) {
+    const Frame& f = frames_[static_cast<std::size_t>(k)];
+    if (f.point_mass) {
+      const double erased = erased_value(k);
+      if (!std::isnan(erased)) {
+        first = k + 1;
+        w_start = erased + f.jump_after;
+        break;
       }
-      y = trace_back(k, y, optimal);
+      continue;  // gamma = 1 on a point mass: no transport, y unchanged
     }
-    const double y_foot = y;
-    if (std::isnan(w_start)) {
-      const double a0 = order_of(y_foot);
-      w_start = initial_rdp(initial_, a0) / a0;
-    }
-    // Forwards twice (tolerance and tolerance/1000): the value and its error estimate.
-    std::array<double, 2> y_end{}, w_end{};
-    for (int run = 0; run < 2; ++run) {
-      double yy = y_foot, ww = w_start;
-      for (std::int64_t k = first; k < steps; ++k) {
-        const Frame& f = frames_[static_cast<std::size_t>(k)];
-        ww += f.jump_before;
-        if (f.point_mass) {  // gamma = 1 here (erasing ones were handled above): w += P tau
-          const DiffusionInterval& iv = program_.steps[static_cast<std::size_t>(k)].diffusion;
-          ww += pdi::source_scale(iv.sigma, iv.sensitivity) * iv.duration;
-        } else {
-          advance(k, yy, ww, optimal, run == 0 ? 1e-3 : 1.0);
-        }
-        ww += f.jump_after;
-      }
-      y_end[static_cast<std::size_t>(run)] = yy;
-      w_end[static_cast<std::size_t>(run)] = ww;
-    }
-    const double y_err = tol_.safety_factor * std::abs(y_end[0] - y_end[1]) + 1e-14 * (1.0 + std::abs(y_end[0]));
-    const double w_err = tol_.safety_factor * std::abs(w_end[0] - w_end[1]) + 4e-16 * std::abs(w_end[0]);
-    const double y_land = y_end[0] - y_err;  // safe direction: a lower order
-    if (y_land >= y_target) {
-      const double landing = order_of(y_land);
-      return {landing * (w_end[0] + w_err), landing};
-    }
-    // Aim higher by twice the shortfall plus the error estimate: the landing map is monotone.
-    aim += 2.0 * (y_target - y_land) + y_err + 1e-12 * (1.0 + std::abs(y_target));
+    y = trace_back(k, y, optimal);
   }
-  throw std::runtime_error("certification could not land a characteristic at or above alpha = " +
-                           std::to_string(order));
+  const double y_foot = y;
+  if (std::isnan(w_start)) {
+    const double a0 = order_of(y_foot);
+    w_start = initial_rdp(initial_, a0) / a0;
+  }
+  // Forwards twice (tolerance and tolerance/1000): the value and its error estimate.
+  std::array<double, 2> y_end{}, w_end{};
+  for (int run = 0; run < 2; ++run) {
+    double yy = y_foot, ww = w_start;
+    for (std::int64_t k = first; k < steps; ++k) {
+      const Frame& f = frames_[static_cast<std::size_t>(k)];
+      ww += f.jump_before;
+      if (f.point_mass) {  // gamma = 1 here (erasing ones were handled above): w += P tau
+        const DiffusionInterval& iv = program_.steps[static_cast<std::size_t>(k)].diffusion;
+        ww += pdi::source_scale(iv.sigma, iv.sensitivity) * iv.duration;
+      } else {
+        advance(k, yy, ww, optimal, run == 0 ? 1e-3 : 1.0);
+      }
+      ww += f.jump_after;
+    }
+    y_end[static_cast<std::size_t>(run)] = yy;
+    w_end[static_cast<std::size_t>(run)] = ww;
+  }
+  // Safe direction: a lower landing order (R is non-decreasing in alpha) and a larger w.
+  const double y_err = tol_.safety_factor * std::abs(y_end[0] - y_end[1]) + 1e-14 * (1.0 + std::abs(y_end[0]));
+  const double w_err = tol_.safety_factor * std::abs(w_end[0] - w_end[1]) + 4e-16 * std::abs(w_end[0]);
+  return {y_end[0] - y_err, w_end[0] + w_err, y_err};
+}
+
+CertifiedValue Certifier::shoot(std::int64_t steps, double order, const OptimalGammaLookup& optimal) const {
+  // Two certified points bracketing the order: R at the order is at most the upper point's bound
+  // (monotonicity) and at most the chord of (alpha - 1) R through both (convexity), see
+  // dynamics/rdp_interpolation.hpp. The chord makes the result tight to second order in the gap.
+  const double y_target = std::log(order - 1.0);
+  const double margin = 1e-9 * (1.0 + std::abs(y_target));
+  Landing above{}, below{};
+  double aim = y_target + margin;
+  bool found = false;
+  for (int attempt = 0; attempt < 6 && !found; ++attempt) {
+    above = land(steps, aim, optimal);
+    found = above.y >= y_target;
+    if (!found) aim += 2.0 * (y_target - above.y) + above.y_error + margin;
+  }
+  if (!found)
+    throw std::runtime_error("certification could not land a characteristic at or above alpha = " +
+                             std::to_string(order));
+  const double gap = std::max(above.y - y_target, 0.0) + above.y_error + margin;
+  aim = y_target - gap;
+  found = false;
+  for (int attempt = 0; attempt < 6 && !found; ++attempt) {
+    below = land(steps, aim, optimal);
+    found = below.y <= y_target;
+    if (!found) aim -= 2.0 * (below.y - y_target) + below.y_error + margin;
+  }
+  const double a_up = order_of(above.y);
+  const double bound_up = a_up * above.w;
+  if (!found || !(below.y < above.y)) return {bound_up, a_up};
+  const std::array<double, 2> alphas{order_of(below.y), a_up};
+  const std::array<double, 2> bounds{alphas[0] * below.w, bound_up};
+  return {rdp_upper_interpolation(alphas, bounds, order), a_up};
 }
 
 std::vector<CertifiedValue> Certifier::certify(std::int64_t steps, std::span<const double> orders,

@@ -5,10 +5,11 @@
 // (curved, when gamma depends on alpha) characteristics dy/dt = a1(y, t) the true w = R/alpha
 // satisfies dw/dt <= a2 - a1 w (math.md section 2). Integrating that ODE with the same field, from
 // the initial data at the foot of the characteristic, therefore bounds the true R at the
-// characteristic's landing order. The Certifier shoots each characteristic so that it lands at or
-// above the requested order (R is non-decreasing in alpha, so a bound at a higher order bounds the
-// requested one), integrating with Boost.Odeint at tight tolerance and biasing the result in the
-// safe direction by the observed difference to a 1000x tighter run.
+// characteristic's landing order. The Certifier shoots two characteristics per order, landing
+// just above and just below it, and bounds R at the order by the smaller of the upper bound (R is
+// non-decreasing in alpha) and the chord of (alpha - 1) R through both (it is convex in alpha).
+// It integrates with Boost.Odeint at tight tolerance and biases each landing in the safe
+// direction (lower order, larger w) by 10x the observed difference to a 1000x tighter run.
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -31,7 +32,7 @@ struct OptimalGammaLookup {
 
 struct CertifiedValue {
   double rdp;            ///< certified upper bound of R at the requested order
-  double landing_order;  ///< the order the characteristic reached (>= the requested order)
+  double landing_order;  ///< the upper of the two orders the characteristics reached (>= the order)
 };
 
 class Certifier {
@@ -61,6 +62,13 @@ class Certifier {
   /// w at the end of a point-mass interval, which no longer depends on the start when the
   /// interval transports (gamma < 1) or uses the optimal gamma; nullopt-like NaN otherwise.
   double erased_value(std::int64_t step) const;
+  struct Landing {
+    double y;        ///< landing position, biased down by y_error
+    double w;        ///< w there, biased up
+    double y_error;  ///< the error estimate of the landing
+  };
+  /// Integrates the characteristic that should land at `aim` after `steps` steps.
+  Landing land(std::int64_t steps, double aim, const OptimalGammaLookup& optimal) const;
   CertifiedValue shoot(std::int64_t steps, double order, const OptimalGammaLookup& optimal) const;
 
   const PrivacyProgram& program_;

@@ -24,27 +24,35 @@ void check(PetscErrorCode code, const char* what) {
 
 double order_of(double y) { return 1.0 + std::exp(y); }
 
-/// Optimal-gamma fields kept for the certification: per program step, snapshots (time from which
-/// each holds, gamma sampled at fixed y). Any field is valid for the certification; sampling only
-/// costs tightness.
+/// What the certification of an optimal-gamma run keeps: per program step, snapshots of the
+/// optimal gamma field of the finite-difference solution (at the step's start, at times through
+/// it and at its end), sampled at fixed y. The certification's gamma is their piecewise-linear
+/// interpolation in y and in time. Any field is valid for the certification; sampling costs only
+/// tightness (second order in the snapshot spacing: the minimum over gamma is flat).
 struct GammaHistory {
   double y_first = 0.0, y_step = 1.0;
   struct Snapshot {
-    double t_from;
-    std::vector<float> gamma;
+    double t;
+    std::vector<double> gamma;
+    double at(double y, double y_first, double y_step) const {
+      const double x = std::clamp((y - y_first) / y_step, 0.0, static_cast<double>(gamma.size() - 1));
+      const auto i = std::min(static_cast<std::size_t>(x), gamma.size() - 2);
+      const double theta = x - static_cast<double>(i);
+      return (1.0 - theta) * gamma[i] + theta * gamma[i + 1];
+    }
   };
   std::vector<std::vector<Snapshot>> per_step;
 
   double lookup(std::int64_t step, double y, double t) const {
     const auto& snaps = per_step[static_cast<std::size_t>(step)];
-    const Snapshot* use = nullptr;
-    for (const auto& s : snaps)
-      if (s.t_from <= t || use == nullptr) use = &s;
-    if (use == nullptr) return 1.0;  // gamma = 1 is always valid (C21 Thm 1)
-    const double x = std::clamp((y - y_first) / y_step, 0.0, static_cast<double>(use->gamma.size() - 1));
-    const auto i = std::min(static_cast<std::size_t>(x), use->gamma.size() - 2);
-    const double theta = x - static_cast<double>(i);
-    return (1.0 - theta) * use->gamma[i] + theta * use->gamma[i + 1];
+    if (snaps.empty()) return 1.0;  // gamma = 1 is always valid (C21 Thm 1)
+    std::size_t hi = 0;
+    while (hi < snaps.size() && snaps[hi].t < t) ++hi;
+    if (hi == 0) return snaps.front().at(y, y_first, y_step);
+    if (hi == snaps.size()) return snaps.back().at(y, y_first, y_step);
+    const Snapshot &a = snaps[hi - 1], &b = snaps[hi];
+    const double theta = b.t > a.t ? (t - a.t) / (b.t - a.t) : 1.0;
+    return (1.0 - theta) * a.at(y, y_first, y_step) + theta * b.at(y, y_first, y_step);
   }
 };
 
@@ -158,15 +166,15 @@ void snapshot_gamma(Context& c, double t, Vec U) {
     const double w_prev = i == 0 ? c.inflow_ghost(w[0], -1) : w[static_cast<std::size_t>(i - 1)];
     const double wi = w[static_cast<std::size_t>(i)];
     const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, t - c.t_start, t, c.alpha_at(i)));
-    gamma[static_cast<std::size_t>(i)] = optimal_gamma_at(P, Q, wi + (wi - w_prev) / c.dy);
+    gamma[static_cast<std::size_t>(i)] = optimal_gamma_at(P, Q, wi + (wi - w_prev) / c.dy);  // the scheme's z
   }
-  GammaHistory::Snapshot snap{t, std::vector<float>(static_cast<std::size_t>(c.samples))};
+  GammaHistory::Snapshot snap{t, std::vector<double>(static_cast<std::size_t>(c.samples))};
   for (std::int64_t k = 0; k < c.samples; ++k) {
     const double y = c.history->y_first + static_cast<double>(k) * c.history->y_step;
     const double x = std::clamp((y - c.y_at(0)) / c.dy, 0.0, static_cast<double>(c.N - 1));
     const auto i = std::min(static_cast<std::size_t>(x), static_cast<std::size_t>(c.N - 2));
     const double theta = x - static_cast<double>(i);
-    snap.gamma[static_cast<std::size_t>(k)] = static_cast<float>((1.0 - theta) * gamma[i] + theta * gamma[i + 1]);
+    snap.gamma[static_cast<std::size_t>(k)] = (1.0 - theta) * gamma[i] + theta * gamma[i + 1];
   }
   c.history->per_step[static_cast<std::size_t>(c.step_index)].push_back(std::move(snap));
 }
@@ -175,7 +183,7 @@ PetscErrorCode pre_step_callback(TS ts) {
   void* raw;
   PetscCall(TSGetApplicationContext(ts, &raw));
   auto* c = static_cast<Context*>(raw);
-  if (!c->keep_gamma) return 0;
+  if (!c->keep_gamma || !c->step->gamma.is_optimal()) return 0;
   PetscReal t;
   PetscCall(TSGetTime(ts, &t));
   if (t + 1e-15 * std::abs(t) < c->next_snapshot) return 0;
@@ -191,12 +199,15 @@ PetscErrorCode pre_step_callback(TS ts) {
   return 0;
 }
 
-/// Linear interpolation of w between cell centres at order alpha (the finite-difference value).
+/// Quadratic (three nearest cell centres) interpolation of w at order alpha: the
+/// finite-difference value at an order between centres, third-order accurate so that it does not
+/// mask the scheme's own error.
 double interpolate_w(const Context& c, const std::vector<double>& w, double alpha) {
   const double x = std::clamp((std::log(alpha - 1.0) - c.y_at(0)) / c.dy, 0.0, static_cast<double>(c.N - 1));
-  const auto i = std::min(static_cast<std::size_t>(x), static_cast<std::size_t>(c.N - 2));
-  const double theta = x - static_cast<double>(i);
-  return (1.0 - theta) * w[i] + theta * w[i + 1];
+  const auto mid = std::clamp<std::int64_t>(std::llround(x), 1, c.N - 2);
+  const double u = x - static_cast<double>(mid);  // in [-1/2, 1/2] away from the edges
+  const auto m = static_cast<std::size_t>(mid);
+  return w[m - 1] * u * (u - 1.0) / 2.0 + w[m] * (1.0 - u * u) + w[m + 1] * u * (u + 1.0) / 2.0;
 }
 
 /// Exact scalar flow of a point-mass interval (w no longer depends on the start when it
@@ -311,7 +322,7 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
         [&](std::int64_t k, double y, double tt) { return history.lookup(k, y, tt); },
         [&](std::int64_t k) {
           std::vector<double> times;
-          for (const auto& snap : history.per_step[static_cast<std::size_t>(k)]) times.push_back(snap.t_from);
+          for (const auto& snap : history.per_step[static_cast<std::size_t>(k)]) times.push_back(snap.t);
           return times;
         }};
     const auto values = certifier.certify(step, orders, lookup);
@@ -372,6 +383,7 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
       PetscInt after;
       RDPDYN_PETSC(TSGetStepNumber(p.ts, &after));
       summary.time_steps += after - done;
+      if (c.keep_gamma && step.gamma.is_optimal()) snapshot_gamma(c, t + iv.duration, p.U);  // the step's end
     }
     inverse_lsi = end_inverse_lsi(iv, inverse_lsi, t);
     t = c.t_start + iv.duration;
