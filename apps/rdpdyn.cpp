@@ -37,12 +37,14 @@ void print_summary(const rdpdyn::RunReport& report) {
   for (const auto& cf : report.closed_forms) std::printf(" %16s", cf.name.c_str());
   std::printf("\n");
   const std::size_t last = s.record_count() - 1;
-  const auto* influenced = report.per_order.empty() ? nullptr : &report.per_order.front().values;
   for (std::size_t j = 0; j < s.orders.size(); ++j) {
     std::printf("%12.6g %16.9g", s.orders[j], s.final_row()[j]);
     for (const auto& cf : report.closed_forms) std::printf(" %16.9g", cf.R[last * s.orders.size() + j]);
-    std::printf("%s\n", influenced && (*influenced)[j] != 0.0 ? "  (inflow boundary reaches this order)" : "");
+    std::printf("\n");
   }
+  if (const auto it = report.extra_attributes.find("fd_max_relative_gap"); it != report.extra_attributes.end())
+    std::printf("R is certified along characteristics; the finite-difference value differs by at most "
+                "%s relative (HDF5 /extras/R_finite_difference)\n", it->second.c_str());
 }
 
 int run_solve(const std::string& config_path, const std::string& output, bool json, int rank) {

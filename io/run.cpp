@@ -89,9 +89,11 @@ struct RecordKeeper {
 RunReport final_report(const RecordKeeper& keeper, const std::vector<ClosedFormCurves>& closed_forms,
                        RunMetadata metadata) {
   RunReport report;
+  report.metadata = std::move(metadata);
   const Solution& ix = keeper.index;
-  const std::size_t last = ix.record_count() - 1, K = ix.orders.size();
   report.solution.orders = ix.orders;
+  if (ix.record_count() == 0) return report;  // ranks other than 0 of a distributed solve
+  const std::size_t last = ix.record_count() - 1, K = ix.orders.size();
   report.solution.times = {ix.times[last]};
   report.solution.steps = {ix.steps[last]};
   report.solution.lsi_constant = {ix.lsi_constant[last]};
@@ -99,7 +101,6 @@ RunReport final_report(const RecordKeeper& keeper, const std::vector<ClosedFormC
   for (const auto& cf : closed_forms)
     report.closed_forms.push_back({cf.name, cf.citation, cf.role,
                                    std::vector<double>(cf.R.begin() + static_cast<std::ptrdiff_t>(last * K), cf.R.end())});
-  report.metadata = std::move(metadata);
   return report;
 }
 

@@ -33,7 +33,7 @@ struct GammaHistory {
   double y_first = 0.0, y_step = 1.0;
   struct Snapshot {
     double t;
-    std::vector<double> gamma;
+    std::vector<float> gamma;  // float: half the memory; the stored values ARE the field used
     double at(double y, double y_first, double y_step) const {
       const double x = std::clamp((y - y_first) / y_step, 0.0, static_cast<double>(gamma.size() - 1));
       const auto i = std::min(static_cast<std::size_t>(x), gamma.size() - 2);
@@ -168,13 +168,13 @@ void snapshot_gamma(Context& c, double t, Vec U) {
     const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, t - c.t_start, t, c.alpha_at(i)));
     gamma[static_cast<std::size_t>(i)] = optimal_gamma_at(P, Q, wi + (wi - w_prev) / c.dy);  // the scheme's z
   }
-  GammaHistory::Snapshot snap{t, std::vector<double>(static_cast<std::size_t>(c.samples))};
+  GammaHistory::Snapshot snap{t, std::vector<float>(static_cast<std::size_t>(c.samples))};
   for (std::int64_t k = 0; k < c.samples; ++k) {
     const double y = c.history->y_first + static_cast<double>(k) * c.history->y_step;
     const double x = std::clamp((y - c.y_at(0)) / c.dy, 0.0, static_cast<double>(c.N - 1));
     const auto i = std::min(static_cast<std::size_t>(x), static_cast<std::size_t>(c.N - 2));
     const double theta = x - static_cast<double>(i);
-    snap.gamma[static_cast<std::size_t>(k)] = (1.0 - theta) * gamma[i] + theta * gamma[i + 1];
+    snap.gamma[static_cast<std::size_t>(k)] = static_cast<float>((1.0 - theta) * gamma[i] + theta * gamma[i + 1]);
   }
   c.history->per_step[static_cast<std::size_t>(c.step_index)].push_back(std::move(snap));
 }
@@ -355,7 +355,9 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
       point_mass_interval(c, p.U, t);
     } else {
       const double transport = max_transport_bound(iv, inverse_lsi, t, alphas.data(), alphas.size());
-      reach += transport;
+      // Characteristics move at (1 - gamma) Q <= Q; with a fixed gamma the factor is known.
+      const bool fixed = !step.gamma.is_optimal() && !step.gamma.is_field();
+      reach += fixed ? (1.0 - step.gamma.value) * transport : transport;
       // Stable step for both schemes: dt max Q (1 + 1/dy) <= cfl (the monotone Hamilton-Jacobi
       // condition; for the MUSCL scheme it also keeps the SSP stages TVD).
       const double Q_rate = transport / iv.duration;  // mean; the maximum is at s = 0 for Lemma 9

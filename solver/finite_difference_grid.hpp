@@ -14,8 +14,11 @@ struct FiniteDifferenceGrid {
   /// scheme, which also bounds the transport CFL number dt max a1 / dy by cfl.
   double cfl = 0.4;
   Limiter limiter = Limiter::MonotonizedCentral;
-  std::int64_t gamma_samples = 512;  ///< resolution of the optimal-gamma field kept for certification
-  int gamma_snapshots_per_step = 4;  ///< optimal-gamma fields kept per step for certification
+  /// Optimal-gamma certification: the field is kept at this many points in y ...
+  std::int64_t gamma_samples = 256;
+  /// ... at the start of each step, this many times through it, and at its end: memory
+  /// (snapshots + 1) x samples x 4 bytes per step (5 kB by default).
+  int gamma_snapshots_per_step = 4;
 };
 
 }  // namespace rdpdyn
