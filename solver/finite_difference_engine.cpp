@@ -65,6 +65,7 @@ struct Context {
   std::int64_t step_index = 0;
   double A0 = 0.0, t_start = 0.0;
   std::vector<double> a1, a2, Q;  // local cells
+  std::vector<double> alpha_local;  // orders at the local cell centres
   std::string error;              // a message from a callback (no exceptions through PETSc)
   // certification of the optimal gamma
   bool keep_gamma = false;
@@ -98,11 +99,24 @@ void fill_ghosts(const Context& c, PetscScalar* w) {
   if (c.xs + c.xm == c.N) w[c.N] = w[c.N - 1];  // outflow: zero gradient (information leaves)
 }
 
+bool depends_on_alpha(const DiffusionInterval& iv) {
+  const auto* f = std::get_if<FunctionLsi>(&iv.lsi);
+  return f != nullptr && f->depends_on_alpha;
+}
+
 void evaluate_rhs(Context& c, double t, const PetscScalar* w, PetscScalar* f) {
   const DiffusionInterval& iv = c.step->diffusion;
   const double s = t - c.t_start;
+  if (!c.step->gamma.is_optimal() && !c.step->gamma.is_field() && !depends_on_alpha(iv)) {
+    // Coefficients independent of the order: evaluate them once.
+    const double gamma = c.step->gamma.value;
+    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, s, t, c.alpha_local.front()));
+    linear_pdi_rhs_uniform(w, (1.0 - gamma) * Q, pdi::source_rate(gamma, iv.sigma, iv.sensitivity),
+                           c.xs, c.xs + c.xm, c.dy, c.limiter, f);
+    return;
+  }
   for (std::int64_t i = c.xs; i < c.xs + c.xm; ++i) {
-    const double alpha = c.alpha_at(i);
+    const double alpha = c.alpha_local[static_cast<std::size_t>(i - c.xs)];
     const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, s, t, alpha));
     const auto j = static_cast<std::size_t>(i - c.xs);
     c.Q[j] = Q;
@@ -274,6 +288,7 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
   c.a1.resize(static_cast<std::size_t>(xm));
   c.a2.resize(static_cast<std::size_t>(xm));
   c.Q.resize(static_cast<std::size_t>(xm));
+  for (std::int64_t i = xs; i < xs + xm; ++i) c.alpha_local.push_back(c.alpha_at(i));
   RDPDYN_PETSC(DMCreateGlobalVector(p.da, &p.U));
   RDPDYN_PETSC(VecScatterCreateToZero(p.U, &p.to_zero, &p.gathered));
   c.to_zero = p.to_zero;
@@ -325,7 +340,9 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
           for (const auto& snap : history.per_step[static_cast<std::size_t>(k)]) times.push_back(snap.t);
           return times;
         }};
-    const auto values = certifier.certify(step, orders, lookup);
+    const auto values = options.certify
+                            ? certifier.certify(step, orders, lookup)
+                            : std::vector<CertifiedValue>(orders.size(), {std::numeric_limits<double>::quiet_NaN(), 0.0});
     for (std::size_t j = 0; j < orders.size(); ++j) {
       fd[j] = orders[j] * interpolate_w(c, w, orders[j]);
       certified[j] = values[j].rdp;

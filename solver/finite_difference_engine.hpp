@@ -23,6 +23,8 @@ struct FiniteDifferenceOptions {
   FiniteDifferenceGrid grid;
   RecordPlan record;
   IntegrationTolerance tolerance;
+  /// Off only for benchmarks of the scheme alone: the rows then carry NaN as certified values.
+  bool certify = true;
 };
 
 /// One record of the finite-difference solve (called on rank 0 only).

@@ -57,6 +57,20 @@ void linear_pdi_rhs(const double* w, const double* a1, const double* a2, std::in
   }
 }
 
+void linear_pdi_rhs_uniform(const double* w, double a1, double a2, std::int64_t begin,
+                            std::int64_t end, double dy, Limiter limiter, double* dwdt) {
+  auto face_right_of = [&](std::int64_t i) {
+    return w[i] + 0.5 * limited_slope(limiter, w[i] - w[i - 1], w[i + 1] - w[i]);
+  };
+  const double speed = a1 / dy;
+  double left_face = face_right_of(begin - 1);
+  for (std::int64_t i = begin; i < end; ++i) {
+    const double right_face = face_right_of(i);
+    dwdt[i] = -speed * (right_face - left_face) + a2 - a1 * w[i];
+    left_face = right_face;
+  }
+}
+
 double optimal_gamma_at(double P, double Q, double z) { return pdi::optimal_gamma(P, Q, z); }
 
 void optimal_gamma_rhs(const double* w, double P, const double* Q, std::int64_t begin,

@@ -25,6 +25,10 @@ double limited_slope(Limiter limiter, double backward, double forward);
 void linear_pdi_rhs(const double* w, const double* a1, const double* a2, std::int64_t begin,
                     std::int64_t end, double dy, Limiter limiter, double* dwdt);
 
+/// The same with coefficients that do not depend on the order (one a1, one a2 for all cells).
+void linear_pdi_rhs_uniform(const double* w, double a1, double a2, std::int64_t begin,
+                            std::int64_t end, double dy, Limiter limiter, double* dwdt);
+
 /// z_i = w_i + (w_i - w_{i-1}) / dy: the bracket R/alpha + (alpha - 1) dR/dalpha of C21 eq. (13)
 /// divided by alpha, i.e. w + w_y, by the upwind (backward) difference.
 inline double upwind_z(const double* w, std::int64_t i, double dy) {
