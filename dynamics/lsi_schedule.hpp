@@ -36,8 +36,10 @@ using LsiSchedule = std::variant<ConstantLsi, GaussianConvolutionLsi, FunctionLs
 /// Inverse LSI constant of a point mass (c = +infinity).
 inline constexpr double kPointMassInverseLsi = 0.0;
 
-/// c from its inverse; +infinity for a point mass.
+/// c from its inverse; +infinity for a point mass; NaN when there is no single constant (an
+/// order-dependent schedule).
 inline double lsi_constant_from_inverse(double inverse_c) {
+  if (inverse_c != inverse_c) return inverse_c;
   return inverse_c > 0.0 ? 1.0 / inverse_c : std::numeric_limits<double>::infinity();
 }
 

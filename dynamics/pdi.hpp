@@ -5,6 +5,7 @@
 //   w_t + a1 w_y <= a2 - a1 w,   a1 = 2 (1 - gamma) sigma^2 c,   a2 = S_v^2 / (4 gamma sigma^2).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rdpdyn::pdi {
 
@@ -28,9 +29,10 @@ inline double decay_scale(double sigma, double lsi_c) { return 2.0 * sigma * sig
 
 /// The gamma in (0, 1] minimising a2 - a1 w for data linear in alpha (w_y = 0):
 /// d/dgamma [P/gamma - (1 - gamma) Q w] = 0 gives gamma* = min(1, sqrt(P / (Q w))) (math.md s.3).
+/// With P = 0 the infimum is at gamma -> 0; the smallest positive double stands for it (a2 = 0).
 inline double optimal_gamma(double P, double Q, double w) {
   if (Q * w <= P) return 1.0;
-  return std::sqrt(P / (Q * w));
+  return std::max(std::sqrt(P / (Q * w)), std::numeric_limits<double>::min());
 }
 
 /// The minimised right-hand side at gamma*: P if Q w <= P, else 2 sqrt(P Q w) - Q w (math.md s.3).

@@ -394,7 +394,8 @@ std::vector<ScheduledEvent> parse_events(const Section& root, std::int64_t total
 void check_characteristics_engine(const RunSpec& spec) {
   if (spec.gamma.is_field())
     throw SpecError("analysis.gamma", "\"" + spec.gamma.description + "\"",
-                    "a gamma that depends on alpha needs analysis.engine = \"finite-difference\"");
+                    "a gamma expression (a field in alpha and t) needs analysis.engine = "
+                    "\"finite-difference\"; give a number for a constant gamma");
   if (spec.lsi.kind == LsiKind::Function && spec.lsi.function.depends_on_alpha)
     throw SpecError("lsi.c", "\"" + spec.lsi.function.description + "\"",
                     "a schedule that depends on alpha needs analysis.engine = \"finite-difference\"");
@@ -408,9 +409,17 @@ void check_characteristics_engine(const RunSpec& spec) {
                     "analysis.engine = \"finite-difference\")");
 }
 
-/// The grid must contain the orders; its inflow edge must lie below them.
-void check_finite_difference_engine(const RunConfig& cfg) {
+/// The grid must contain the orders; its inflow edge must lie below them; a tabulated initial
+/// curve must cover it (no extrapolation above the table).
+void check_finite_difference_engine(RunConfig& cfg) {
   const auto& orders = cfg.spec.orders;
+  if (const auto* t = std::get_if<TableCurve>(&cfg.spec.initial)) {
+    const double top = t->alpha.back();
+    if (cfg.grid.alpha_max == 0.0) cfg.grid.alpha_max = std::min(4.0 * orders.back(), top);
+    if (cfg.grid.alpha_max > top)
+      throw SpecError("grid.alpha_max", format_number(cfg.grid.alpha_max),
+                      "must be <= the largest tabulated order initial.alpha = " + format_number(top));
+  }
   if (!(cfg.grid.alpha_min < orders.front()))
     throw SpecError("grid.alpha_min", format_number(cfg.grid.alpha_min),
                     "must be < the smallest order " + format_number(orders.front()));

@@ -53,7 +53,7 @@ double Certifier::gamma_at(std::int64_t step, double y, double t, const OptimalG
   if (g.is_optimal()) gamma = optimal.gamma(step, y, t);
   if (g.is_field()) gamma = g.field(order_of(y), t);
   if (!(gamma > 0.0 && gamma <= 1.0))
-    throw std::domain_error("gamma field gave " + std::to_string(gamma) + " at alpha = " +
+    throw std::domain_error(std::string(g.is_optimal() ? "optimal gamma" : "gamma field") + " gave " + std::to_string(gamma) + " at alpha = " +
                             std::to_string(order_of(y)) + ", t = " + std::to_string(t) +
                             ": it must be in (0, 1]");
   return gamma;
@@ -166,7 +166,7 @@ Certifier::Landing Certifier::land(std::int64_t steps, double aim, const Optimal
   // Safe direction: a lower landing order (R is non-decreasing in alpha) and a larger w.
   const double y_err = tol_.safety_factor * std::abs(y_end[0] - y_end[1]) + 1e-14 * (1.0 + std::abs(y_end[0]));
   const double w_err = tol_.safety_factor * std::abs(w_end[0] - w_end[1]) + 4e-16 * std::abs(w_end[0]);
-  return {y_end[0] - y_err, w_end[0] + w_err, y_err};
+  return {y_end[0] - y_err, order_of(y_end[0] + y_err) * (w_end[0] + w_err), y_err};
 }
 
 CertifiedValue Certifier::shoot(std::int64_t steps, double order, const OptimalGammaLookup& optimal) const {
@@ -195,10 +195,10 @@ CertifiedValue Certifier::shoot(std::int64_t steps, double order, const OptimalG
     if (!found) aim -= 2.0 * (below.y - y_target) + below.y_error + margin;
   }
   const double a_up = order_of(above.y);
-  const double bound_up = a_up * above.w;
+  const double bound_up = above.rdp;
   if (!found || !(below.y < above.y)) return {bound_up, a_up};
   const std::array<double, 2> alphas{order_of(below.y), a_up};
-  const std::array<double, 2> bounds{alphas[0] * below.w, bound_up};
+  const std::array<double, 2> bounds{below.rdp, bound_up};
   return {rdp_upper_interpolation(alphas, bounds, order), a_up};
 }
 

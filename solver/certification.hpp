@@ -62,10 +62,13 @@ class Certifier {
   /// w at the end of a point-mass interval, which no longer depends on the start when the
   /// interval transports (gamma < 1) or uses the optimal gamma; nullopt-like NaN otherwise.
   double erased_value(std::int64_t step) const;
+  /// A certified point: R at order_of(y) is at most rdp. The true characteristic lands within
+  /// y +- y_error (y is the lower end, so R at order_of(y) <= R at the true landing), and the
+  /// bound uses the upper end and w biased up: R(true) <= alpha(true) w(true) <= alpha(y + 2 y_error) w.
   struct Landing {
-    double y;        ///< landing position, biased down by y_error
-    double w;        ///< w there, biased up
-    double y_error;  ///< the error estimate of the landing
+    double y;
+    double rdp;
+    double y_error;
   };
   /// Integrates the characteristic that should land at `aim` after `steps` steps.
   Landing land(std::int64_t steps, double aim, const OptimalGammaLookup& optimal) const;

@@ -348,7 +348,9 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
       certified[j] = values[j].rdp;
       landing[j] = values[j].landing_order;
       if (certified[j] > 0.0)
-        summary.max_relative_gap = std::max(summary.max_relative_gap, (certified[j] - fd[j]) / certified[j]);
+        summary.max_relative_gap = std::max(summary.max_relative_gap,
+                                            std::isfinite(fd[j]) ? std::abs(certified[j] - fd[j]) / certified[j]
+                                                                 : std::numeric_limits<double>::infinity());
     }
     sink(step, t, lsi_constant_from_inverse(inverse_lsi), certified, fd, landing);
   };
@@ -393,12 +395,18 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
       RDPDYN_PETSC(TSSetTime(p.ts, t));
       RDPDYN_PETSC(TSSetMaxTime(p.ts, t + iv.duration));
       RDPDYN_PETSC(TSSetTimeStep(p.ts, iv.duration / n_sub));
-      RDPDYN_PETSC(TSSetMaxSteps(p.ts, done + static_cast<PetscInt>(n_sub) + 4));
+      // Room for adaptive methods chosen with -ts_type; the end time is checked below.
+      RDPDYN_PETSC(TSSetMaxSteps(p.ts, done + 100 * static_cast<PetscInt>(n_sub) + 1000));
       const PetscErrorCode code = TSSolve(p.ts, p.U);
       if (code != 0) {
         if (!c.error.empty()) throw std::domain_error(c.error);
         check(code, "TSSolve");
       }
+      PetscReal reached;
+      RDPDYN_PETSC(TSGetTime(p.ts, &reached));
+      if (!(std::abs(reached - (t + iv.duration)) <= 1e-12 * (1.0 + std::abs(t + iv.duration))))
+        throw std::runtime_error("PETSc TS stopped at t = " + std::to_string(reached) + " before the end of step " +
+                                 std::to_string(k + 1) + " (t = " + std::to_string(t + iv.duration) + ")");
       PetscInt after;
       RDPDYN_PETSC(TSGetStepNumber(p.ts, &after));
       summary.time_steps += after - done;

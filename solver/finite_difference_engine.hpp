@@ -36,7 +36,7 @@ using FiniteDifferenceSink = std::function<void(std::int64_t step, double t, dou
 struct FiniteDifferenceSummary {
   double dy = 0.0;
   std::int64_t time_steps = 0;          ///< TS steps taken in all
-  double max_relative_gap = 0.0;        ///< max over records/orders of (certified - fd) / certified
+  double max_relative_gap = 0.0;        ///< max over records/orders of |certified - fd| / certified
   std::vector<double> boundary_influenced;  ///< per order: 1 if the inflow closure can reach it
   double inflow_reach_y = 0.0;          ///< y up to which the inflow boundary can have influence
 };

@@ -182,6 +182,8 @@ double end_inverse_lsi(const DiffusionInterval& interval, double start_inverse_l
             return start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * interval.duration;
           },
           [&](const FunctionLsi& f) {
+            // An order-dependent schedule has no single LSI constant to carry on.
+            if (f.depends_on_alpha) return std::numeric_limits<double>::quiet_NaN();
             const double c = checked_lsi(f, interval.duration, start_time + interval.duration);
             return c > 0.0 ? 1.0 / c : kInf;
           },

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "io/config.hpp"
+#include "models/spec_error.hpp"
 #include "models/privacy_model.hpp"
 #include "solver/characteristics_engine.hpp"
 #include "solver/finite_difference_engine.hpp"
@@ -201,4 +202,39 @@ TEST_CASE("A gamma field gamma(alpha, t) is certified exactly along curved chara
   std::string refused = text;
   refused.replace(refused.find("engine = \"finite-difference\""), 28, "engine = \"characteristics\"");
   CHECK_THROWS(parse_config_text(refused, "t"));
+}
+
+TEST_CASE("An LSI schedule written in alpha runs on the finite-difference engine", "[fd][field]") {
+  // c(s, t, alpha) = 1250 (1 + 0 alpha): the same run as the constant c = 1250, certified.
+  std::string text = kStronglyConvex;
+  text.replace(text.find("kind = \"recursion\""), 18, "kind = \"function\"\nc = \"1250 * (1 + 0 * alpha)\" #");
+  text.replace(text.find("lambda = 1"), 10, "");
+  text.replace(text.find("beta = 4"), 8, "");
+  text.replace(text.find("c0 = 1250"), 9, "");
+  const RunConfig cfg = parse_config_text(text, "t");
+  REQUIRE(cfg.spec.lsi.function.depends_on_alpha);
+  std::string constant = kStronglyConvex;
+  constant.replace(constant.find("kind = \"recursion\""), 18, "kind = \"constant\"\nc = 1250 #");
+  constant.replace(constant.find("lambda = 1"), 10, "");
+  constant.replace(constant.find("beta = 4"), 8, "");
+  constant.replace(constant.find("c0 = 1250"), 9, "");
+  const RunConfig reference = parse_config_text(constant, "t");
+  const FdRun fd = solve_fd(cfg);
+  const Solution exact = solve_exact(reference);
+  for (std::size_t r = 1; r < exact.record_count(); ++r)
+    for (std::size_t j = 0; j < exact.orders.size(); ++j) {
+      CHECK(fd.certified[r][j] >= exact.row(r)[j] * (1 - 1e-12));
+      CHECK(fd.certified[r][j] == Approx(exact.row(r)[j]).epsilon(1e-7));
+    }
+}
+
+TEST_CASE("A tabulated start bounds the grid: alpha_max defaults to the table's end", "[fd]") {
+  std::string text = kStronglyConvex;
+  text += "[initial]\nkind = \"table\"\nalpha = [1.2, 2, 10, 40]\nR = [0.001, 0.002, 0.02, 0.1]\n";
+  const RunConfig cfg = parse_config_text(text, "t");
+  CHECK(cfg.grid.alpha_max == 40.0);
+  const FdRun fd = solve_fd(cfg);
+  for (const auto& row : fd.fd)
+    for (double v : row) CHECK(std::isfinite(v));
+  CHECK_THROWS_AS(parse_config_text(text + "[grid]\nalpha_max = 50\n", "t"), SpecError);
 }
