@@ -4,6 +4,7 @@
 // Sample runs:
 //   rdpdyn solve examples/figure1_lambda1.toml -o figure1.h5
 //   rdpdyn solve examples/figure2_squared_loss.toml --json
+//   rdpdyn compare examples/ye_shokri_logistic.toml --json
 //   rdpdyn validate
 // Exit codes: 0 success, 1 a validation check failed or an internal error, 2 bad input.
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "io/compare.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_output.hpp"
 #include "io/json_output.hpp"
@@ -47,13 +49,16 @@ void print_summary(const rdpdyn::RunReport& report) {
                 "%s relative (HDF5 /extras/R_finite_difference)\n", it->second.c_str());
 }
 
+void check_output_directory(const std::string& output) {
+  if (output.empty()) return;
+  const auto dir = std::filesystem::absolute(output).parent_path();
+  if (!std::filesystem::is_directory(dir))
+    throw rdpdyn::SpecError("-o", "\"" + output + "\"", "its directory does not exist");
+}
+
 int run_solve(const std::string& config_path, const std::string& output, bool json, int rank) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
-  if (!output.empty()) {
-    const auto dir = std::filesystem::absolute(output).parent_path();
-    if (!std::filesystem::is_directory(dir))
-      throw rdpdyn::SpecError("-o", "\"" + output + "\"", "its directory does not exist");
-  }
+  check_output_directory(output);
   const auto hdf5 = output.empty() ? std::nullopt : std::optional<std::filesystem::path>(output);
   const rdpdyn::RunReport report = rdpdyn::solve_run(config, hdf5, PETSC_COMM_WORLD);
   if (rank != 0) return 0;  // one writer
@@ -72,6 +77,19 @@ int run_convergence(const std::string& config_path, int grids, int rank) {
   for (const auto& r : study.rows)
     std::printf("%10lld %12.4e %16.6e %10.3f\n", static_cast<long long>(r.cells), r.dy,
                 r.max_relative_error, r.observed_order);
+  return 0;
+}
+
+int run_compare(const std::string& config_path, const std::string& output, bool json, int rank) {
+  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
+  check_output_directory(output);
+  const rdpdyn::Comparison comparison = rdpdyn::run_comparison(config, PETSC_COMM_WORLD);
+  if (rank != 0) return 0;
+  if (!output.empty()) rdpdyn::write_comparison_hdf5(output, comparison, config);
+  if (json)
+    std::cout << rdpdyn::comparison_to_json(comparison) << std::endl;
+  else
+    std::cout << rdpdyn::comparison_table(comparison);
   return 0;
 }
 
@@ -106,6 +124,13 @@ int main(int argc, char** argv) {
   solve->add_option("-o,--output", output, "Write the solution grid to this HDF5 file (docs/hdf5.md)");
   solve->add_flag("--json", json, "Print a JSON summary (final-time R and closed forms) on stdout");
   solve->allow_extras();
+  std::string compare_config, compare_output;
+  bool compare_json = false;
+  auto* compare = app.add_subcommand("compare", "Every analysis of the configured run side by side (docs/analyses.md)");
+  compare->add_option("config", compare_config, "Configuration file (TOML)")->required();
+  compare->add_option("-o,--output", compare_output, "Write the comparison to this HDF5 file");
+  compare->add_flag("--json", compare_json, "Print the comparison as one JSON object on stdout");
+  compare->allow_extras();
   auto* validate = app.add_subcommand("validate", "Run the built-in theorem suite against the engine");
   std::string convergence_config;
   int grids = 4;
@@ -124,6 +149,7 @@ int main(int argc, char** argv) {
   try {
     rdpdyn::PetscSession petsc(&argc, &argv);
     if (*solve) return run_solve(config_path, output, json, petsc.rank());
+    if (*compare) return run_compare(compare_config, compare_output, compare_json, petsc.rank());
     if (!convergence_config.empty()) return run_convergence(convergence_config, grids, petsc.rank());
     return run_validate(petsc.rank());
   } catch (const rdpdyn::SpecError& e) {

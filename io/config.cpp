@@ -11,6 +11,7 @@
 
 #include "io/expression.hpp"
 #include "models/privacy_model.hpp"
+#include "models/noise_units.hpp"
 #include "models/spec_error.hpp"
 
 namespace rdpdyn {
@@ -164,8 +165,25 @@ std::vector<double> parse_orders(const Section& s) {
   return orders;
 }
 
+/// The noise in C21 units from whichever convention the configuration uses (math.md section 1):
+/// `sigma` (C21), `sigma_at` (Altschuler & Talwar) or `noise_multiplier` (DP-SGD, clipping norm
+/// S_g / 2). Exactly one may be given.
+std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, const AlgorithmSpec& a) {
+  const int given = (s.has("sigma") ? 1 : 0) + (s.has("sigma_at") ? 1 : 0) + (s.has("noise_multiplier") ? 1 : 0);
+  if (given > 1)
+    throw SpecError(s.key("sigma"), "given with sigma_at or noise_multiplier",
+                    "give the noise in one convention only (sigma, sigma_at or noise_multiplier)");
+  if (s.has("sigma")) return positive(s, "sigma");
+  if (given == 0) return std::nullopt;
+  const std::string key = s.has("sigma_at") ? "sigma_at" : "noise_multiplier";
+  if (!eta) throw SpecError(s.key("eta"), "missing", "needed to convert " + s.key(key) + " to C21 units");
+  const double value = positive(s, key);
+  if (key == "sigma_at") return noise_units::c21_sigma_from_at(value, *eta);
+  return noise_units::c21_sigma_from_dpsgd_multiplier(value, *eta, a.sensitivity, static_cast<double>(a.batch_size));
+}
+
 void parse_algorithm(const Section& s, AlgorithmSpec& a) {
-  const std::string kind = one_of(s, "kind", {"noisy-gd", "langevin"});
+  const std::string kind = one_of(s, "kind", {"noisy-gd", "noisy-sgd", "langevin"});
   a.n = s.number("n");
   if (!(a.n >= 1.0)) throw SpecError(s.key("n"), format_number(a.n), "the dataset size must be >= 1");
   a.sensitivity = non_negative(s, "sensitivity");
@@ -180,14 +198,34 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a) {
     }
     return;
   }
-  s.allow_only({"kind", "loss", "steps", "eta", "sigma", "n", "sensitivity", "schedule"});
-  a.kind = AlgorithmKind::NoisyGd;
+  const bool sgd = kind == "noisy-sgd";
+  if (sgd)
+    s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
+                  "batch_size", "sampling"});
+  else
+    s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
+                  "schedule"});
+  a.kind = sgd ? AlgorithmKind::NoisySgd : AlgorithmKind::NoisyGd;
   a.loss = one_of(s, "loss", {"generic", "squared"}, "generic") == "squared" ? LossKind::Squared
                                                                                : LossKind::Generic;
+  if (sgd) {
+    a.batch_size = s.integer("batch_size");
+    const auto n_int = static_cast<std::int64_t>(a.n);
+    if (a.batch_size < 1 || a.batch_size > n_int || static_cast<double>(n_int) != a.n || n_int % a.batch_size != 0)
+      throw SpecError(s.key("batch_size"), std::to_string(a.batch_size),
+                      "must divide n = " + format_number(a.n) + " (n/b batches per epoch, Ye & Shokri 2022 Alg. 1)");
+    const std::string sampling = one_of(s, "sampling", {"partition", "shuffle-once", "shuffle", "per-step"});
+    a.sampling = sampling == "partition"      ? BatchSampling::Partition
+                 : sampling == "shuffle-once" ? BatchSampling::ShuffleOnce
+                 : sampling == "shuffle"      ? BatchSampling::Shuffle
+                                              : BatchSampling::PerStep;
+  } else {
+    a.batch_size = static_cast<std::int64_t>(a.n);
+  }
   std::optional<double> eta, sigma;
   std::optional<std::int64_t> steps;
   if (s.has("eta")) eta = positive(s, "eta");
-  if (s.has("sigma")) sigma = positive(s, "sigma");
+  sigma = c21_sigma(s, eta, a);
   if (s.has("steps")) steps = non_negative_integer(s, "steps");
   std::int64_t scheduled = 0;
   if (s.has("schedule")) {
@@ -413,6 +451,9 @@ void check_characteristics_engine(const RunSpec& spec) {
 /// curve must cover it (no extrapolation above the table).
 void check_finite_difference_engine(RunConfig& cfg) {
   const auto& orders = cfg.spec.orders;
+  if (cfg.spec.algorithm.kind == AlgorithmKind::NoisySgd)
+    throw SpecError("analysis.engine", "\"finite-difference\"",
+                    "noisy-sgd runs use the characteristics engine (worst case over batch placements)");
   if (const auto* t = std::get_if<TableCurve>(&cfg.spec.initial)) {
     const double top = t->alpha.back();
     if (cfg.grid.alpha_max == 0.0) cfg.grid.alpha_max = std::min(4.0 * orders.back(), top);
@@ -442,13 +483,27 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
   cfg.text = text;
   cfg.path = source_name;
   const Section root(data, "");
-  root.allow_only({"orders", "algorithm", "lsi", "analysis", "grid", "initial", "events", "output"});
+  root.allow_only({"orders", "algorithm", "lsi", "analysis", "grid", "initial", "events", "output", "domain", "report"});
   RunSpec& spec = cfg.spec;
   spec.orders = parse_orders(root.table("orders"));
   parse_algorithm(root.table("algorithm"), spec.algorithm);
   parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm.loss);
   if (root.has("analysis")) parse_analysis(root.table("analysis"), cfg);
   if (root.has("grid")) parse_grid(root.table("grid"), cfg.grid);
+  if (root.has("domain")) {
+    const Section d = root.table("domain");
+    d.allow_only({"diameter", "adjacency"});
+    if (d.has("diameter")) spec.diameter = positive(d, "diameter");
+    if (d.has("adjacency"))
+      spec.adjacency = one_of(d, "adjacency", {"replace", "remove"}) == "remove" ? Adjacency::Remove : Adjacency::Replace;
+  }
+  if (root.has("report")) {
+    const Section r = root.table("report");
+    r.allow_only({"delta"});
+    const double delta = r.number("delta");
+    if (!(delta > 0.0 && delta < 1.0)) throw SpecError(r.key("delta"), format_number(delta), "must be in (0, 1)");
+    spec.report_delta = delta;
+  }
   if (root.has("initial")) spec.initial = parse_initial(root.table("initial"));
   if (root.has("events")) spec.events = parse_events(root, spec.total_steps());
   if (root.has("output")) {

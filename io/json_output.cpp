@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace rdpdyn {
 namespace {
@@ -35,6 +36,12 @@ std::string report_to_json(const RunReport& report) {
   j["gamma_mode"] = report.metadata.gamma_mode;
   j["version"] = report.metadata.program_version;
   j["units"] = {{"R", kUnitsRdp}, {"t", kUnitsTime}, {"orders", kUnitsOrder}};
+  // [report] delta: epsilon at the final time and the order attaining it.
+  if (const auto it = report.extra_attributes.find("epsilon"); it != report.extra_attributes.end()) {
+    j["delta"] = std::stod(report.extra_attributes.at("delta"));
+    j["epsilon"] = std::stod(it->second);
+    j["best_order"] = std::stod(report.extra_attributes.at("best_order"));
+  }
   return j.dump();
 }
 

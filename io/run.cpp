@@ -10,6 +10,8 @@
 #include "rdpdyn_version.hpp"
 #include "solver/characteristics_engine.hpp"
 #include "solver/finite_difference_engine.hpp"
+#include "solver/mini_batch_worst_case.hpp"
+#include "models/epsilon_delta.hpp"
 #include "validation/closed_form_catalog.hpp"
 
 namespace rdpdyn {
@@ -47,7 +49,9 @@ RunMetadata metadata_of(const RunConfig& config) {
   m.program_version = kVersion;
   m.engine = config.engine;
   m.gamma_mode = gamma_mode(spec);
-  m.algorithm = spec.algorithm.kind == AlgorithmKind::Langevin ? "langevin" : "noisy-gd";
+  m.algorithm = spec.algorithm.kind == AlgorithmKind::Langevin   ? "langevin"
+                : spec.algorithm.kind == AlgorithmKind::NoisySgd ? "noisy-sgd"
+                                                                 : "noisy-gd";
   m.lsi_model = lsi_model_name(spec.lsi.kind);
   m.initial_curve = initial_curve_kind(spec.initial);
   if (config.engine == "characteristics") {
@@ -136,7 +140,14 @@ RunReport solve_run(const RunConfig& config, const std::optional<std::filesystem
   std::vector<PerOrderVector> per_order;
   std::map<std::string, std::string> attributes;
   try {
-    if (!fd) {
+    if (spec.algorithm.kind == AlgorithmKind::NoisySgd) {
+      // Worst case over the differing record's batch, solved per placement then combined.
+      const Solution worst = solve_noisy_sgd_worst_case(spec, {spec.record, tol});
+      for (std::size_t r = 0; r < worst.record_count(); ++r) {
+        keeper.add(worst.steps[r], worst.times[r], worst.lsi_constant[r], worst.row(r));
+        if (stream) stream->append_record(worst.steps[r], worst.times[r], worst.lsi_constant[r], worst.row(r));
+      }
+    } else if (!fd) {
       CharacteristicsOptions options{spec.record, tol};
       solve_by_characteristics(program, spec.initial, spec.orders, options,
                                [&](std::int64_t step, double t, double c, std::span<const double> R) {
@@ -168,6 +179,15 @@ RunReport solve_run(const RunConfig& config, const std::optional<std::filesystem
                     "\"" + (gamma ? spec.gamma.description : spec.lsi.function.description) + "\"", e.what());
   }
 
+  if (spec.report_delta && rank == 0 && !keeper.last_row.empty()) {
+    const EpsilonAtOrder eo = best_epsilon(spec.orders, keeper.last_row, *spec.report_delta);
+    attributes["delta"] = format_number(*spec.report_delta);
+    attributes["epsilon"] = format_number(eo.epsilon);
+    attributes["best_order"] = format_number(eo.order);
+    attributes["epsilon_conversion"] =
+        "improved RDP conversion (Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020) at the final "
+        "time, minimised over the orders";
+  }
   std::vector<ClosedFormCurves> closed_forms;
   if (rank == 0) {
     closed_forms = applicable_closed_forms(spec, keeper.index);

@@ -1,6 +1,8 @@
 #include "models/privacy_model.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "models/spec_error.hpp"
@@ -17,8 +19,12 @@ std::int64_t RunSpec::total_steps() const {
 namespace {
 
 /// Lipschitz constant of the gradient map theta - eta grad L for a lambda-strongly convex,
-/// beta-smooth loss with eta < 1/beta: 1 - eta lambda (C21 Lemma 5 proof; Lemma 8).
-double gradient_map_lipschitz(double eta, double lambda) { return 1.0 - eta * lambda; }
+/// beta-smooth loss: max(|1 - eta lambda|, |1 - eta beta|) for every eta > 0 (Nesterov 2004,
+/// Thm 2.1.15 / the co-coercivity argument); it is 1 - eta lambda when eta <= 2/(lambda + beta)
+/// (Ye & Shokri 2022 Lemma D.3) and in particular under C21's eta < 1/beta (C21 Lemma 5 proof).
+double gradient_map_lipschitz(double eta, double lambda, double beta) {
+  return std::max(std::abs(1.0 - eta * lambda), std::abs(1.0 - eta * beta));
+}
 
 void check_step_size_below_inverse_smoothness(const RunSpec& spec, const char* lemma) {
   const double beta = spec.lsi.beta;
@@ -89,10 +95,7 @@ void check_model_assumptions(const RunSpec& spec) {
                         "steps; use lsi.kind = \"recursion\"");
       break;
     case LsiKind::Recursion:
-      if (!lsi.lipschitz) {
-        check_smoothness(lsi, false);
-        check_step_size_below_inverse_smoothness(spec, "C21 Lemma 5 / Lemma 8: L = 1 - eta lambda");
-      }
+      if (!lsi.lipschitz) check_smoothness(lsi, false);  // any eta: L = max(|1-eta lambda|, |1-eta beta|)
       break;
     case LsiKind::SquaredLoss:
       if (a.loss != LossKind::Squared)
@@ -134,7 +137,7 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
           step.diffusion.lsi = ConstantLsi{lsi.lambda / (2.0 * phase.sigma * phase.sigma)};  // C21 Lemma 5
           break;
         case LsiKind::Recursion: {
-          const double L = lsi.lipschitz ? *lsi.lipschitz : gradient_map_lipschitz(phase.eta, lsi.lambda);
+          const double L = lsi.lipschitz ? *lsi.lipschitz : gradient_map_lipschitz(phase.eta, lsi.lambda, lsi.beta);
           step.before.push_back(LipschitzMap{L});  // C21 Lemma 8: shared gradient map
           step.diffusion.lsi = GaussianConvolutionLsi{};  // C21 Lemma 9
           break;
@@ -150,6 +153,51 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
   }
   attach_events(spec, program);
   return program;
+}
+
+PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::int64_t> release_position) {
+  // The full-batch program gives the LSI model's schedules and initial law; then each step's
+  // source is replaced by the release (or nothing) of its batch.
+  RunSpec full = spec;
+  full.algorithm.kind = AlgorithmKind::NoisyGd;
+  full.events.clear();
+  PrivacyProgram program = build_noisy_gd_program(full);
+  const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
+  const double b = static_cast<double>(spec.algorithm.batch_size);
+  for (std::size_t k = 0; k < program.steps.size(); ++k) {
+    ProgramStep& step = program.steps[k];
+    step.diffusion.sensitivity = 0.0;
+    const bool holds_record =
+        !release_position || static_cast<std::int64_t>(k) % per_epoch == *release_position;
+    if (holds_record) {
+      const double eta = step.diffusion.duration, sigma = step.diffusion.sigma;
+      step.before.push_back(GaussianRelease{eta * spec.algorithm.sensitivity / b, std::sqrt(2.0 * eta) * sigma});
+      step.gamma = GammaChoice::fixed(1.0);  // the step's noise is spent on the release
+    }
+  }
+  attach_events(spec, program);
+  return program;
+}
+
+TrainingRun training_run_of(const RunSpec& spec) {
+  const auto& a = spec.algorithm;
+  TrainingRun run;
+  run.n = a.n;
+  run.batch_size = a.kind == AlgorithmKind::NoisySgd ? a.batch_size : static_cast<std::int64_t>(a.n);
+  run.sampling = a.kind == AlgorithmKind::NoisySgd ? a.sampling : BatchSampling::FullBatch;
+  run.steps = spec.total_steps();
+  if (!a.phases.empty()) {
+    run.eta = a.phases.front().eta;
+    run.sigma = a.phases.front().sigma;
+  }
+  run.sensitivity = a.sensitivity;
+  const bool smooth_model = spec.lsi.kind == LsiKind::StronglyConvex || spec.lsi.kind == LsiKind::Recursion;
+  run.lambda = a.loss == LossKind::Squared ? 1.0 : smooth_model && !spec.lsi.lipschitz ? spec.lsi.lambda : 0.0;
+  run.beta = a.loss == LossKind::Squared ? 1.0 : smooth_model && !spec.lsi.lipschitz ? spec.lsi.beta : 0.0;
+  run.diameter = spec.diameter;
+  run.adjacency = spec.adjacency;
+  run.orders = spec.orders;
+  return run;
 }
 
 PrivacyProgram build_langevin_program(const RunSpec& spec) {
@@ -169,8 +217,17 @@ PrivacyProgram build_langevin_program(const RunSpec& spec) {
 }
 
 PrivacyProgram build_program(const RunSpec& spec) {
-  return spec.algorithm.kind == AlgorithmKind::Langevin ? build_langevin_program(spec)
-                                                        : build_noisy_gd_program(spec);
+  switch (spec.algorithm.kind) {
+    case AlgorithmKind::Langevin: return build_langevin_program(spec);
+    case AlgorithmKind::NoisySgd: {
+      // One program: the record in the last batch of every epoch (solver/mini_batch_worst_case
+      // takes the worst position).
+      const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
+      return build_noisy_sgd_program(spec, per_epoch - 1);
+    }
+    case AlgorithmKind::NoisyGd: break;
+  }
+  return build_noisy_gd_program(spec);
 }
 
 }  // namespace rdpdyn

@@ -1,6 +1,8 @@
 #pragma once
 // Models: turn a RunSpec into the privacy program of its algorithm, after checking every
 // assumption of the lemmas used (throws SpecError naming the key, value and rule).
+#include <optional>
+
 #include "dynamics/privacy_program.hpp"
 #include "models/run_spec.hpp"
 
@@ -10,12 +12,23 @@ namespace rdpdyn {
 ///  - constant:        c throughout (C21 Thm 2 assumption);
 ///  - strongly-convex: c = lambda / (2 sigma^2), Gaussian initialisation, eta < 1/beta (C21 Lemma 5);
 ///  - recursion:       per step c_{k+1}^{-1} = L^2 c_k^{-1} + 2 eta sigma^2 with the within-step
-///                     family c(s) = 1 / (L^2/c_k + 2 s sigma^2) (C21 Lemmas 8, 9), L = 1 - eta lambda
-///                     under eta < 1/beta or a given Lipschitz constant;
+///                     family c(s) = 1 / (L^2/c_k + 2 s sigma^2) (C21 Lemmas 8, 9), with the gradient
+///                     map's L = max(|1 - eta lambda|, |1 - eta beta|) or a given Lipschitz constant;
 ///  - squared-loss:    c = (2 - eta) / (2 sigma^2) for l = |theta - x|^2 / 2 (C21 Cor 2 proof);
 ///  - function:        a user schedule c(s, t, k).
 /// The vector-field sensitivity is S_v = S_g / n (C21 Lemma 4).
 PrivacyProgram build_noisy_gd_program(const RunSpec& spec);
+
+/// Noisy mini-batch GD (Ye & Shokri 2022, Algorithm 1) with the differing record in the batch at
+/// position `release_position` of every epoch (0-based, < n/b), or in every step (nullopt). A step whose batch holds it
+/// releases a Gaussian mechanism of sensitivity eta S_g / b and noise sqrt(2 eta) sigma (Ye &
+/// Shokri 2022 Lemma 3.2, case i0 in B, eq. (70)) and spends its noise on it: gamma = 1, no
+/// contraction; every other step is a data-independent diffusion (S_v = 0) that contracts
+/// (Lemma 3.1). The LSI state follows the recursion of C21 Lemmas 8, 9 either way.
+PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::int64_t> release_position);
+
+/// The training run as the analyses of `compare` see it.
+TrainingRun training_run_of(const RunSpec& spec);
 
 /// Continuous-time Langevin diffusion of duration `time` (C21 Thm 1/2 with eta K -> time), split
 /// into `intervals` equal pieces for recording; LSI constant or function schedule.

@@ -10,6 +10,7 @@
 #include "dynamics/initial_curve.hpp"
 #include "dynamics/lsi_schedule.hpp"
 #include "dynamics/step_event.hpp"
+#include "models/training_run.hpp"
 #include "solver/solution.hpp"
 
 namespace rdpdyn {
@@ -33,11 +34,13 @@ struct Phase {
   }
 };
 
-enum class AlgorithmKind { NoisyGd, Langevin };
+enum class AlgorithmKind { NoisyGd, NoisySgd, Langevin };
 enum class LossKind { Generic, Squared };
 
 struct AlgorithmSpec {
   AlgorithmKind kind = AlgorithmKind::NoisyGd;
+  std::int64_t batch_size = 0;                          ///< noisy SGD: b (n/b batches per epoch)
+  BatchSampling sampling = BatchSampling::FullBatch;    ///< noisy SGD: partition, shuffle, per-step
   LossKind loss = LossKind::Generic;
   std::vector<Phase> phases;  ///< noisy GD: the schedule, in order
   double n = 0.0;             ///< dataset size
@@ -103,6 +106,9 @@ struct RunSpec {
   std::vector<double> orders;
   std::vector<ScheduledEvent> events;
   RecordPlan record;
+  std::optional<double> diameter;           ///< [domain] diameter D of the constraint set
+  Adjacency adjacency = Adjacency::Replace; ///< [domain] adjacency
+  std::optional<double> report_delta;       ///< [report] delta: add epsilon at this delta
 
   std::int64_t total_steps() const;
 };

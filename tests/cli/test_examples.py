@@ -15,20 +15,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 import h5py
 import numpy as np
 
 RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
-passed, failed = 0, 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 def solve(path, out):
@@ -80,5 +73,4 @@ with tempfile.TemporaryDirectory() as tmp:
                 check(f"{name}: initial row at alpha = 1.5", abs(R[0, 0] - 0.0021) < 1e-15, R[0, 0])
                 check(f"{name}: contraction", np.all(R[-1] < R[0]))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -9,6 +9,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 import h5py
 import numpy as np
 
@@ -16,16 +19,6 @@ RDPDYN, SOURCE, MPIEXEC = sys.argv[1], sys.argv[2], sys.argv[3]
 CONFIG = os.path.join(SOURCE, "examples", "fd_optimal_nonlinear.toml")
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
-passed, failed = 0, 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -44,5 +37,4 @@ with tempfile.TemporaryDirectory() as tmp:
             rel = np.max(np.abs(x - y) / np.maximum(np.abs(x), 1e-300))
             check(f"{name} identical to 1e-12", x.shape == y.shape and rel <= 1e-12, rel)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -1,0 +1,30 @@
+#pragma once
+// Rényi divergence of the sampled Gaussian mechanism (SGM): a Gaussian of standard deviation sigma
+// (in units of the sensitivity) added to a query whose differing record is present with
+// probability q. Mironov, Talwar & Zhang 2019, "Rényi Differential Privacy of the Sampled Gaussian
+// Mechanism" (arXiv:1908.10530, "MTZ19"); Altschuler & Talwar 2022 Def. 2.10 (seed 003 L261).
+//
+// What is computed is MTZ19's A_alpha, the standard SGM value used by privacy libraries:
+//   A_alpha(q, sigma) = E_{x ~ N(0, sigma^2)} [ ((1-q) + q exp((2x - 1)/(2 sigma^2)))^alpha ]
+//                     = exp((alpha-1) D_alpha(mix || N(0, sigma^2))),
+//   mix = (1-q) N(0, sigma^2) + q N(1, sigma^2),   S_alpha = log(A_alpha) / (alpha - 1).
+// A&T's Def. 2.10 is the other direction, D_alpha(N(0, sigma^2) || mix) (MTZ19's B_alpha), and
+// MTZ19 Sec. 3 shows A_alpha >= B_alpha; so S_alpha below is the standard SGM RDP and a valid,
+// slightly conservative value for A&T's S_alpha (seed-003 digest section 1.2, L49).
+namespace rdpdyn {
+
+/// How log A_alpha is expanded. Automatic: Binomial for integer alpha, TwoSeries otherwise.
+enum class SgmExpansion { Automatic, Binomial, TwoSeries };
+
+/// log A_alpha(q, sigma) = (alpha - 1) S_alpha(q, sigma), nats. q in [0, 1], sigma > 0 finite,
+/// alpha > 1 finite; Binomial needs integer alpha. Throws std::invalid_argument otherwise, and
+/// std::runtime_error if the two-series expansion does not converge.
+double sampled_gaussian_log_moment(double q, double sigma, double alpha,
+                                   SgmExpansion expansion = SgmExpansion::Automatic);
+
+/// S_alpha(q, sigma) = log A_alpha(q, sigma) / (alpha - 1), nats (A&T Def. 2.10, MTZ19 A_alpha).
+/// q = 0 gives 0; q = 1 gives the Gaussian mechanism alpha / (2 sigma^2).
+double sampled_gaussian_rdp(double q, double sigma, double alpha,
+                            SgmExpansion expansion = SgmExpansion::Automatic);
+
+}  // namespace rdpdyn

@@ -1,0 +1,49 @@
+#pragma once
+// A configured training run as every analysis of `rdpdyn compare` sees it, in C21 units
+// (math.md section 1), and the result each analysis returns.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rdpdyn {
+
+/// How the mini-batches are formed (Ye & Shokri 2022): the whole dataset each step; a fixed
+/// partition into n/b batches cycled in order every epoch (any partition, so the differing record
+/// may sit in any batch); a uniformly random partition drawn once and then cycled (Ye & Shokri
+/// Algorithm 1, line 3); a fresh random partition every epoch; or b records drawn afresh (without
+/// replacement) at every step.
+enum class BatchSampling { FullBatch, Partition, ShuffleOnce, Shuffle, PerStep };
+
+/// Neighbouring datasets: one record replaced (same size) or one record removed/added.
+enum class Adjacency { Replace, Remove };
+
+struct TrainingRun {
+  double n = 0.0;                  ///< dataset size
+  std::int64_t batch_size = 0;     ///< b (b = n for full batch)
+  BatchSampling sampling = BatchSampling::FullBatch;
+  std::int64_t steps = 0;          ///< gradient steps (iterations) in total; epochs = steps b / n
+  double eta = 0.0;                ///< step size
+  double sigma = 0.0;              ///< C21 noise: each step adds N(0, 2 eta sigma^2 I)
+  double sensitivity = 0.0;        ///< S_g: l2 bound on the difference of one record's gradient
+                                   ///< between neighbouring datasets (S_g <= 2L for L-Lipschitz losses)
+  double lambda = 0.0;             ///< strong convexity of the loss (0: convex only)
+  double beta = 0.0;               ///< smoothness of the loss (0: unknown)
+  std::optional<double> diameter;  ///< D, diameter of the constraint set (projected algorithms)
+  Adjacency adjacency = Adjacency::Replace;
+  std::vector<double> orders;      ///< Rényi orders alpha > 1
+
+  std::int64_t batches_per_epoch() const { return static_cast<std::int64_t>(n) / batch_size; }
+};
+
+/// One analysis of a run: whether its assumptions hold (if not, which one fails and why) and,
+/// if they do, its bound on R_alpha at every order (nats).
+struct AnalysisResult {
+  std::string name;      ///< stable identifier "<first-author>-<result>", e.g. "ye-shokri-thm3.3"
+  std::string citation;  ///< paper and equation
+  bool applies = false;
+  std::string reason;    ///< when !applies: the assumption that fails; else a short note
+  std::vector<double> R; ///< per order; empty when !applies
+};
+
+}  // namespace rdpdyn

@@ -1,0 +1,23 @@
+#pragma once
+// The PDI bound for noisy mini-batch GD: the worst case over where the differing record falls.
+//
+// Rényi divergence is jointly quasi-convex (van Erven & Harremoes 2014, Thm 13), so a bound that
+// holds for every placement of the differing record in the batches also holds for the random
+// placement (the laws of the last iterate are mixtures over placements with the same weights on
+// both sides). Per sampling scheme:
+//  - partition and shuffle-once: fixed batches (given the draw), unknown position of the
+//    record's batch: the maximum over the n/b positions (each solved exactly by the
+//    characteristics engine);
+//  - shuffle: a new position every epoch: epoch by epoch, the maximum over positions of the
+//    epoch's map applied to the current bound (the maps are monotone), which bounds every
+//    sequence of positions; data linear in alpha (R_0 = kappa alpha) keep it exact per epoch;
+//  - per-step: the record may be in every batch: a release at every step.
+#include "models/run_spec.hpp"
+#include "solver/characteristics_engine.hpp"
+
+namespace rdpdyn {
+
+/// Solves the worst case; records as `options.record` asks (shuffle: at epoch ends only).
+Solution solve_noisy_sgd_worst_case(const RunSpec& spec, const CharacteristicsOptions& options);
+
+}  // namespace rdpdyn

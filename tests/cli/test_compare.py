@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""`rdpdyn compare` end to end: the JSON layout of the issue, stable analysis names, reasons for
+every analysis that does not apply, best.R = pointwise minimum of the valid analyses, epsilon at
+the report delta, HDF5 output read back, and the examples' expected applicability.
+
+usage: test_compare.py RDPDYN SOURCE_DIR
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
+import h5py  # noqa: E402
+
+RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
+NAMES = ["chourasia-thm2", "chourasia-cor1", "chourasia-cor2", "ye-shokri-thm3.3", "ye-shokri-thm4.2",
+         "ye-shokri-thm4.3", "ye-shokri-d6", "altschuler-talwar-b1", "altschuler-talwar-b2",
+         "altschuler-talwar-b3", "pabi-strongly-convex", "composition-gaussian", "composition-sgm", "pdi"]
+
+
+def compare(example, *extra):
+    r = subprocess.run([RDPDYN, "compare", os.path.join(SOURCE, "examples", example), *extra],
+                       capture_output=True, text=True, timeout=900)
+    check(f"{example}: exit 0", r.returncode == 0, r.stderr)
+    return r
+
+
+def layout(example, obj):
+    names = [a["name"] for a in obj["analyses"]]
+    check(f"{example}: every analysis listed in order", names == NAMES, names)
+    for a in obj["analyses"]:
+        if a["applies"]:
+            check(f"{example}: {a['name']} has R per order", len(a["R"]) == len(obj["orders"]))
+            check(f"{example}: {a['name']} R non-decreasing in alpha",
+                  all(x <= y * (1 + 1e-12) for x, y in zip(a["R"], a["R"][1:])), a["R"])
+        else:
+            check(f"{example}: {a['name']} says why it does not apply", len(a["reason"]) > 10, a["reason"])
+    valid = [a for a in obj["analyses"] if a["applies"]]
+    mins = [min(a["R"][j] for a in valid) for j in range(len(obj["orders"]))]
+    check(f"{example}: best.R is the pointwise minimum", obj["best"]["R"] == mins)
+    check(f"{example}: best names a valid analysis", obj["best"]["name"] in [a["name"] for a in valid])
+    return {a["name"]: a for a in obj["analyses"]}
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # Figure 1 of C21: full batch, strongly convex, Gaussian initialisation.
+    obj = json.loads(compare("figure1_lambda1.toml", "--json").stdout)
+    a = layout("figure1", obj)
+    check("figure1: chourasia-cor1 applies", a["chourasia-cor1"]["applies"])
+    check("figure1: pdi applies and equals Cor 1 (gamma = 1/2)",
+          a["pdi"]["applies"] and all(abs(x - y) <= 1e-12 * y for x, y in zip(a["pdi"]["R"], a["chourasia-cor1"]["R"])))
+    check("figure1: mini-batch analyses refuse with the sampling", "partition" in a["ye-shokri-thm3.3"]["reason"],
+          a["ye-shokri-thm3.3"]["reason"])
+    check("figure1: no delta, no epsilon", obj["delta"] is None and a["pdi"]["epsilon"] is None)
+
+    # Figure 2 tight: squared loss with the LSI recursion and the optimal gamma.
+    obj = json.loads(compare("figure2_tight.toml", "--json").stdout)
+    a = layout("figure2_tight", obj)
+    check("figure2_tight: pdi is the tightest", obj["best"]["name"] == "pdi", obj["best"]["name"])
+    check("figure2_tight: pdi below Cor 2", all(p < c for p, c in zip(a["pdi"]["R"], a["chourasia-cor2"]["R"])))
+
+    # Ye & Shokri FMNIST: shuffle once, target (3, 1e-5).
+    out = os.path.join(tmp, "fmnist.h5")
+    obj = json.loads(compare("ye_shokri_fmnist.toml", "--json", "-o", out).stdout)
+    a = layout("fmnist", obj)
+    check("fmnist: delta", obj["delta"] == 1e-5)
+    check("fmnist: thm4.2 applies", a["ye-shokri-thm4.2"]["applies"], a["ye-shokri-thm4.2"]["reason"])
+    check("fmnist: thm4.2 meets the paper's target epsilon = 3", a["ye-shokri-thm4.2"]["epsilon"] < 3.0,
+          a["ye-shokri-thm4.2"]["epsilon"])
+    check("fmnist: best epsilon <= every valid epsilon",
+          all(obj["best"]["epsilon"] <= x["epsilon"] * (1 + 1e-12) for x in obj["analyses"] if x["applies"]))
+    with h5py.File(out) as f:
+        check("fmnist: HDF5 has every analysis", sorted(f["/analyses"].keys()) == sorted(NAMES))
+        check("fmnist: HDF5 best", f["/best/R"].attrs["name"] == obj["best"]["name"])
+        check("fmnist: HDF5 reasons", f["/analyses/chourasia-thm2"].attrs["reason"] == a["chourasia-thm2"]["reason"])
+        check("fmnist: HDF5 epsilon", f["/analyses/ye-shokri-thm4.2"].attrs["epsilon"] == a["ye-shokri-thm4.2"]["epsilon"])
+
+    # The table marks the tightest valid analysis.
+    table = compare("ye_shokri_mnist_partition.toml").stdout
+    check("table marks the best", " *" in table and "tightest valid" in table, table[-400:])
+
+    # A&T plateau example.
+    obj = json.loads(compare("altschuler_talwar_plateau.toml", "--json").stdout)
+    a = layout("plateau", obj)
+    check("plateau: an A&T bound applies", any(a[n]["applies"] for n in NAMES if n.startswith("altschuler")),
+          {n: a[n]["reason"] for n in NAMES if n.startswith("altschuler")})
+
+finish()
