@@ -9,6 +9,8 @@
 #include <sstream>
 #include <toml.hpp>
 
+#include <Eigen/Dense>
+
 #include "io/expression.hpp"
 #include "models/privacy_model.hpp"
 #include "models/noise_units.hpp"
@@ -206,8 +208,8 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a) {
     s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
                   "schedule"});
   a.kind = sgd ? AlgorithmKind::NoisySgd : AlgorithmKind::NoisyGd;
-  a.loss = one_of(s, "loss", {"generic", "squared"}, "generic") == "squared" ? LossKind::Squared
-                                                                               : LossKind::Generic;
+  const std::string loss = one_of(s, "loss", {"generic", "squared", "quadratic"}, "generic");
+  a.loss = loss == "squared" ? LossKind::Squared : loss == "quadratic" ? LossKind::Quadratic : LossKind::Generic;
   if (sgd) {
     a.batch_size = s.integer("batch_size");
     const auto n_int = static_cast<std::int64_t>(a.n);
@@ -261,7 +263,12 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a) {
 
 void parse_lsi(const Section& s, LsiSpec& lsi, LossKind loss) {
   const std::string kind =
-      one_of(s, "kind", {"constant", "strongly-convex", "recursion", "squared-loss", "function"});
+      one_of(s, "kind", {"constant", "strongly-convex", "recursion", "squared-loss", "function", "exact-quadratic"});
+  if (kind == "exact-quadratic") {
+    s.allow_only({"kind"});
+    lsi.kind = LsiKind::ExactQuadratic;
+    return;
+  }
   if (kind == "constant") {
     s.allow_only({"kind", "c"});
     lsi.kind = LsiKind::Constant;
@@ -329,6 +336,52 @@ void parse_analysis(const Section& s, RunConfig& cfg) {
     if (cfg.integration_rtol > 1e-4)
       throw SpecError(s.key("rtol"), format_number(cfg.integration_rtol), "must be <= 1e-4");
   }
+}
+
+/// [quadratic]: the Hessian H (rows), optionally the pair difference x - x'. H must be symmetric
+/// positive definite and |H (x - x')| <= S_g (the sensitivity bounds the pair's gradient difference).
+QuadraticLoss parse_quadratic(const Section& s, double sensitivity) {
+  s.allow_only({"hessian", "pair"});
+  QuadraticLoss q;
+  const auto& rows = s.at("hessian");
+  if (!rows.is_array() || rows.as_array().empty())
+    throw SpecError(s.key("hessian"), describe(rows), "must be a non-empty array of rows");
+  for (std::size_t i = 0; i < rows.as_array().size(); ++i) {
+    const std::string key = s.key("hessian") + "[" + std::to_string(i) + "]";
+    const auto& row = rows.as_array()[i];
+    if (!row.is_array()) throw SpecError(key, describe(row), "must be an array of numbers");
+    std::vector<double> values;
+    for (std::size_t j = 0; j < row.as_array().size(); ++j) {
+      const auto& v = row.as_array()[j];
+      if (!v.is_floating() && !v.is_integer()) throw SpecError(key + "[" + std::to_string(j) + "]", describe(v), "must be a number");
+      values.push_back(v.is_floating() ? v.as_floating() : static_cast<double>(v.as_integer()));
+      if (!std::isfinite(values.back())) throw SpecError(key + "[" + std::to_string(j) + "]", describe(v), "must be finite");
+    }
+    q.hessian.push_back(values);
+  }
+  const std::size_t d = q.hessian.size();
+  Eigen::MatrixXd H(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+  for (std::size_t i = 0; i < d; ++i) {
+    if (q.hessian[i].size() != d)
+      throw SpecError(s.key("hessian") + "[" + std::to_string(i) + "]", std::to_string(q.hessian[i].size()) + " entries",
+                      "the Hessian must be square (" + std::to_string(d) + " x " + std::to_string(d) + ")");
+    for (std::size_t j = 0; j < d; ++j) H(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = q.hessian[i][j];
+  }
+  if (!H.isApprox(H.transpose(), 1e-12) || H.llt().info() != Eigen::Success)
+    throw SpecError(s.key("hessian"), "a " + std::to_string(d) + " x " + std::to_string(d) + " matrix",
+                    "must be symmetric positive definite");
+  if (s.has("pair")) {
+    const std::vector<double> pair = s.numbers("pair");
+    if (pair.size() != d)
+      throw SpecError(s.key("pair"), std::to_string(pair.size()) + " entries", "must have d = " + std::to_string(d) + " entries");
+    const Eigen::VectorXd delta = Eigen::Map<const Eigen::VectorXd>(pair.data(), static_cast<Eigen::Index>(d));
+    const double gradient_gap = (H * delta).norm();
+    if (gradient_gap > sensitivity * (1.0 + 1e-12))
+      throw SpecError(s.key("pair"), "with |H pair| = " + format_number(gradient_gap),
+                      "must satisfy |H (x - x')| <= algorithm.sensitivity = " + format_number(sensitivity));
+    q.pair = pair;
+  }
+  return q;
 }
 
 void parse_grid(const Section& s, FiniteDifferenceGrid& g) {
@@ -483,11 +536,18 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
   cfg.text = text;
   cfg.path = source_name;
   const Section root(data, "");
-  root.allow_only({"orders", "algorithm", "lsi", "analysis", "grid", "initial", "events", "output", "domain", "report"});
+  root.allow_only({"orders", "algorithm", "lsi", "analysis", "grid", "initial", "events", "output", "domain", "report",
+                   "quadratic"});
   RunSpec& spec = cfg.spec;
   spec.orders = parse_orders(root.table("orders"));
   parse_algorithm(root.table("algorithm"), spec.algorithm);
   parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm.loss);
+  if (spec.algorithm.loss == LossKind::Quadratic) {
+    if (!root.has("quadratic")) throw SpecError("quadratic", "missing", "algorithm.loss = \"quadratic\" needs the table [quadratic]");
+    spec.quadratic = parse_quadratic(root.table("quadratic"), spec.algorithm.sensitivity);
+  } else if (root.has("quadratic")) {
+    throw SpecError("quadratic", "a table", "is used only with algorithm.loss = \"quadratic\"");
+  }
   if (root.has("analysis")) parse_analysis(root.table("analysis"), cfg);
   if (root.has("grid")) parse_grid(root.table("grid"), cfg.grid);
   if (root.has("domain")) {

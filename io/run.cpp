@@ -24,6 +24,7 @@ std::string lsi_model_name(LsiKind kind) {
     case LsiKind::Recursion: return "recursion";
     case LsiKind::SquaredLoss: return "squared-loss";
     case LsiKind::Function: return "function";
+    case LsiKind::ExactQuadratic: return "exact-quadratic";
   }
   return "unknown";
 }

@@ -101,6 +101,11 @@ void check_model_assumptions(const RunSpec& spec) {
       if (a.loss != LossKind::Squared)
         throw SpecError("lsi.kind", "\"squared-loss\"", "needs algorithm.loss = \"squared\" (C21 Cor 2)");
       break;
+    case LsiKind::ExactQuadratic:
+      if (a.loss != LossKind::Quadratic || a.kind != AlgorithmKind::NoisyGd || a.phases.size() != 1)
+        throw SpecError("lsi.kind", "\"exact-quadratic\"",
+                        "needs algorithm.kind = \"noisy-gd\", loss = \"quadratic\" and one step size and noise level");
+      break;
     case LsiKind::Constant:
     case LsiKind::Function:
       break;
@@ -122,7 +127,8 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
       program.initial_inverse_lsi = lsi.c0 ? 1.0 / *lsi.c0 : kPointMassInverseLsi;
       break;
     case LsiKind::SquaredLoss: program.initial_inverse_lsi = kPointMassInverseLsi; break;  // theta_0 = 0
-    case LsiKind::Function: program.initial_inverse_lsi = kPointMassInverseLsi; break;
+    case LsiKind::Function:
+    case LsiKind::ExactQuadratic: program.initial_inverse_lsi = kPointMassInverseLsi; break;
   }
 
   program.steps.reserve(static_cast<std::size_t>(spec.total_steps()));
@@ -147,6 +153,7 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
           step.diffusion.lsi = ConstantLsi{(2.0 - phase.eta) / (2.0 * phase.sigma * phase.sigma)};
           break;
         case LsiKind::Function: step.diffusion.lsi = lsi.function; break;
+        case LsiKind::ExactQuadratic: break;  // built by quadratic::exact_lsi_program
       }
       program.steps.push_back(std::move(step));
     }
@@ -216,7 +223,28 @@ PrivacyProgram build_langevin_program(const RunSpec& spec) {
   return program;
 }
 
+quadratic::QuadraticProblem quadratic_problem_of(const RunSpec& spec) {
+  const auto& H = spec.quadratic->hessian;
+  quadratic::QuadraticProblem p;
+  const auto d = static_cast<Eigen::Index>(H.size());
+  p.hessian.resize(d, d);
+  for (Eigen::Index i = 0; i < d; ++i)
+    for (Eigen::Index j = 0; j < d; ++j) p.hessian(i, j) = H[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+  p.n = spec.algorithm.n;
+  p.eta = spec.algorithm.phases.front().eta;
+  p.sigma = spec.algorithm.phases.front().sigma;
+  p.sensitivity = spec.algorithm.sensitivity;
+  return p;
+}
+
 PrivacyProgram build_program(const RunSpec& spec) {
+  if (spec.lsi.kind == LsiKind::ExactQuadratic) {
+    // The exact LSI schedule of the Gaussian iterates: 1/lambda_max of their covariance.
+    check_model_assumptions(spec);
+    PrivacyProgram program = quadratic::exact_lsi_program(quadratic_problem_of(spec), spec.total_steps(), spec.gamma);
+    attach_events(spec, program);
+    return program;
+  }
   switch (spec.algorithm.kind) {
     case AlgorithmKind::Langevin: return build_langevin_program(spec);
     case AlgorithmKind::NoisySgd: {

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "dynamics/privacy_program.hpp"
+#include "models/quadratic_exact.hpp"
 #include "models/run_spec.hpp"
 
 namespace rdpdyn {
@@ -26,6 +27,9 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec);
 /// contraction; every other step is a data-independent diffusion (S_v = 0) that contracts
 /// (Lemma 3.1). The LSI state follows the recursion of C21 Lemmas 8, 9 either way.
 PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::int64_t> release_position);
+
+/// The quadratic problem of a run with algorithm.loss = "quadratic" (models/quadratic_exact.hpp).
+quadratic::QuadraticProblem quadratic_problem_of(const RunSpec& spec);
 
 /// The training run as the analyses of `compare` see it.
 TrainingRun training_run_of(const RunSpec& spec);

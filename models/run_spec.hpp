@@ -35,7 +35,15 @@ struct Phase {
 };
 
 enum class AlgorithmKind { NoisyGd, NoisySgd, Langevin };
-enum class LossKind { Generic, Squared };
+enum class LossKind { Generic, Squared, Quadratic };
+
+/// l(theta; x) = (theta - x)^T H (theta - x) / 2 in d dimensions ([quadratic] in the
+/// configuration): the iterates are Gaussian, so the exact divergence is known
+/// (models/quadratic_exact.hpp).
+struct QuadraticLoss {
+  std::vector<std::vector<double>> hessian;  ///< H, symmetric positive definite
+  std::optional<std::vector<double>> pair;   ///< x - x' of a given neighbouring pair (else worst case)
+};
 
 struct AlgorithmSpec {
   AlgorithmKind kind = AlgorithmKind::NoisyGd;
@@ -51,7 +59,7 @@ struct AlgorithmSpec {
   std::int64_t intervals = 100;  ///< recording intervals of the Langevin run
 };
 
-enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function };
+enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function, ExactQuadratic };
 
 struct LsiSpec {
   LsiKind kind = LsiKind::Constant;
@@ -109,6 +117,7 @@ struct RunSpec {
   std::optional<double> diameter;           ///< [domain] diameter D of the constraint set
   Adjacency adjacency = Adjacency::Replace; ///< [domain] adjacency
   std::optional<double> report_delta;       ///< [report] delta: add epsilon at this delta
+  std::optional<QuadraticLoss> quadratic;   ///< algorithm.loss = "quadratic"
 
   std::int64_t total_steps() const;
 };

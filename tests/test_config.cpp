@@ -161,3 +161,69 @@ TEST_CASE("Errors point at the phase that breaks a rule; floats stay floats in m
   const std::string lip = with(kBase, "kind = \"strongly", "kind = \"recursion\"\nlipschitz = 0.9");
   check_error(lip, "lsi.lambda", "1", "not used when lsi.lipschitz");
 }
+
+TEST_CASE("Noisy SGD: batch size, sampling and the three noise conventions", "[config][sgd]") {
+  const std::string sgd = R"(
+[orders]
+values = [2, 8]
+[algorithm]
+kind = "noisy-sgd"
+sampling = "per-step"
+batch_size = 100
+n = 1000
+steps = 50
+eta = 0.05
+sensitivity = 2
+sigma_at = 1.0
+[lsi]
+kind = "recursion"
+lambda = 0
+beta = 4
+[domain]
+diameter = 0.1
+adjacency = "remove"
+[report]
+delta = 1e-5
+)";
+  const RunConfig cfg = parse_config_text(sgd, "t");
+  CHECK(cfg.spec.algorithm.kind == AlgorithmKind::NoisySgd);
+  CHECK(cfg.spec.algorithm.sampling == BatchSampling::PerStep);
+  // A&T: the step adds N(0, (eta sigma_at)^2): sigma_C21 = sigma_at sqrt(eta / 2) (math.md s.1).
+  CHECK(cfg.spec.algorithm.phases[0].sigma == Approx(std::sqrt(0.025)).epsilon(1e-15));
+  CHECK(*cfg.spec.diameter == 0.1);
+  CHECK(cfg.spec.adjacency == Adjacency::Remove);
+  CHECK(*cfg.spec.report_delta == 1e-5);
+  // DP-SGD: sigma_C21 = sqrt(eta/2) z S_g / (2 b) (math.md s.1, Ye & Shokri App. F corrected).
+  std::string z = sgd;
+  z.replace(z.find("sigma_at = 1.0"), 14, "noise_multiplier = 3.0");
+  CHECK(parse_config_text(z, "t").spec.algorithm.phases[0].sigma == Approx(std::sqrt(0.025) * 3.0 * 2.0 / 200.0).epsilon(1e-15));
+  check_error(with(sgd, "batch_size", "batch_size = 300"), "algorithm.batch_size", "300", "must divide n");
+  check_error(with(sgd, "sampling", "sampling = \"random\""), "algorithm.sampling", "\"random\"", "one of");
+  check_error(with(sgd, "sigma_at", "sigma_at = 1.0\nsigma = 0.1"), "algorithm.sigma", "given with sigma_at or noise_multiplier", "one convention");
+  check_error(sgd + "[quadratic]\nhessian = [[1]]\n", "quadratic", "a table", "loss = \"quadratic\"");
+  check_error(with(sgd, "delta", "delta = 2"), "report.delta", "2", "(0, 1)");
+}
+
+TEST_CASE("Quadratic losses: the Hessian must be symmetric positive definite; the pair within S_g", "[config][quadratic]") {
+  const std::string q = R"(
+[orders]
+values = [2]
+[algorithm]
+kind = "noisy-gd"
+loss = "quadratic"
+steps = 5
+eta = 0.1
+sigma = 0.5
+n = 10
+sensitivity = 1
+[quadratic]
+hessian = [[2, 0.5], [0.5, 1]]
+pair = [0.3, 0.1]
+[lsi]
+kind = "exact-quadratic"
+)";
+  CHECK(parse_config_text(q, "t").spec.quadratic->hessian[0][1] == 0.5);
+  check_error(with(q, "hessian", "hessian = [[2, 0.5], [0.4, 1]]"), "quadratic.hessian", "a 2 x 2 matrix", "symmetric positive definite");
+  check_error(with(q, "hessian", "hessian = [[1, 2], [2, 1]]"), "quadratic.hessian", "a 2 x 2 matrix", "symmetric positive definite");
+  check_error(with(q, "pair", "pair = [1, 1]"), "quadratic.pair", "with |H pair| = 2.9154759474226504", "<= algorithm.sensitivity");
+}

@@ -46,7 +46,7 @@ Real log_moment_quadrature(double q_in, double s_in, double alpha_in, bool a_dir
   boost::math::quadrature::tanh_sinh<Real> integrator(20);
   Real total = 0;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
-    if (cuts[i + 1] > cuts[i]) total += integrator.integrate(f, Real(cuts[i]), Real(cuts[i + 1]), tol);
+    if (cuts[i + 1] > cuts[i] + 1e-6) total += integrator.integrate(f, Real(cuts[i]), Real(cuts[i + 1]), tol);
   return log(total);
 }
 

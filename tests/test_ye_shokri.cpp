@@ -378,7 +378,7 @@ TEST_CASE("D.6 recursion with split gamma is Lemma 3.2 at the split LSI constant
   CHECK(ys::d6_recursion_units(5000, q4, 0.3) == Approx(u).epsilon(1e-12));
 }
 
-TEST_CASE("optimise_split finds the minimum over (0, 1]", "[ye-shokri][d6]") {
+TEST_CASE("optimise_split finds the minimum over the open-closed unit interval", "[ye-shokri][d6]") {
   const auto opt = ys::optimise_split([](double g) { return (g - 0.3137) * (g - 0.3137) + 1; });
   CHECK(opt.gamma == Approx(0.3137).margin(1e-6));
   CHECK(opt.value == Approx(1.0).epsilon(1e-12));

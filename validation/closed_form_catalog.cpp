@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 
+#include "models/privacy_model.hpp"
 #include "validation/closed_forms.hpp"
 
 namespace rdpdyn {
@@ -85,6 +86,22 @@ std::vector<ClosedFormCurves> applicable_closed_forms(const RunSpec& spec, const
                  })});
 
   if (a.phases.size() != 1 || a.phases[0].sensitivity) return out;
+  if (spec.quadratic && a.kind == AlgorithmKind::NoisyGd) {
+    // The iterates are Gaussian: exact divergences, worst case over pairs allowed by S_g and, if
+    // given, the configured pair (models/quadratic_exact.hpp).
+    const auto problem = quadratic_problem_of(spec);
+    const std::int64_t K = sol.steps.empty() ? 0 : sol.steps.back();
+    const std::vector<double> worst = quadratic::worst_case_rdp_slopes(problem, K);
+    out.push_back({"quadratic-exact", "exact Renyi divergence of the Gaussian iterates, worst pair (|H (x-x')| <= S_g)",
+                   "exact", on_grid(sol, [&](double al, std::size_t r) { return al * worst[static_cast<std::size_t>(sol.steps[r])]; })});
+    if (spec.quadratic->pair) {
+      const Eigen::VectorXd delta = Eigen::Map<const Eigen::VectorXd>(spec.quadratic->pair->data(),
+                                                                      static_cast<Eigen::Index>(spec.quadratic->pair->size()));
+      const std::vector<double> given = quadratic::exact_rdp_slopes(problem, delta, K);
+      out.push_back({"quadratic-exact-pair", "exact Renyi divergence of the Gaussian iterates, the configured pair",
+                     "exact", on_grid(sol, [&](double al, std::size_t r) { return al * given[static_cast<std::size_t>(sol.steps[r])]; })});
+    }
+  }
   const double eta = a.phases[0].eta, sigma = a.phases[0].sigma;
   auto K = [&](std::size_t r) { return static_cast<double>(sol.steps[r]); };
 

@@ -120,6 +120,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check("no temporaries left", sorted(os.listdir(tmp)) == ["bad.toml", "fig2.h5", "table.toml"],
           os.listdir(tmp))
 
+    # [report] delta: epsilon and the best order in JSON and HDF5 (improved conversion).
+    cfg = os.path.join(tmp, "delta.toml")
+    with open(cfg, "w") as f:
+        f.write(BASE + "[report]\ndelta = 1e-5\n")
+    out = os.path.join(tmp, "delta.h5")
+    r = run("solve", cfg, "-o", out, "--json")
+    summary = json.loads(r.stdout)
+    orders, R = summary["orders"], summary["R"]
+    expected = min(max(0.0, R[j] + math.log((orders[j] - 1) / orders[j]) - (math.log(1e-5) + math.log(orders[j])) / (orders[j] - 1))
+                   for j in range(len(orders)))
+    check("json epsilon (Balle et al. 2020 Thm 21 conversion)", abs(summary["epsilon"] - expected) <= 1e-12 * expected,
+          (summary.get("epsilon"), expected))
+    check("json best order is a configured order", summary["best_order"] in orders, summary.get("best_order"))
+    with h5py.File(out) as f:
+        check("hdf5 epsilon attribute", abs(float(f.attrs["epsilon"]) - expected) <= 1e-12 * expected)
+    os.remove(cfg)
+    os.remove(out)
+
     # PETSc options pass through the command line untouched.
     r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "-log_view_memory")
     check("PETSc options pass through", r.returncode == 0, r.stderr)

@@ -68,6 +68,15 @@ with tempfile.TemporaryDirectory() as tmp:
                     check(f"{name}: R = Cor 2", max_rel(R, cor2) < 1e-12, max_rel(R, cor2))
                 else:
                     check(f"{name}: R = exact divergence", max_rel(R, exact) < 1e-9, max_rel(R, exact))
+            if name == "quadratic_anisotropic":
+                # Exact LSI schedule + optimal gamma = worst-case exact divergence (point start,
+                # eta (h_min + h_max) <= 2); every bound is at or above the exact values.
+                exact = cf["quadratic-exact"]
+                check(f"{name}: R = worst-case exact divergence (1e-6)", max_rel(R[1:], exact[1:]) < 1e-6, max_rel(R[1:], exact[1:]))
+                check(f"{name}: R >= exact (worst pair)", np.all(R >= exact * (1 - 1e-12)))
+                check(f"{name}: worst pair >= the configured pair", np.all(exact >= cf["quadratic-exact-pair"] * (1 - 1e-12)))
+            if name.startswith("ye_shokri") or name.startswith("altschuler"):
+                check(f"{name}: epsilon reported", "epsilon" in f.attrs and float(f.attrs["epsilon"]) > 0, dict(f.attrs).keys())
             if name == "transport_table":
                 # The table's own value at its nodes bounds R at t = 0 there.
                 check(f"{name}: initial row at alpha = 1.5", abs(R[0, 0] - 0.0021) < 1e-15, R[0, 0])

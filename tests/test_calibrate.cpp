@@ -1,0 +1,194 @@
+// Calibration of sigma / steps to a target (epsilon, delta): against closed-form answers, checked
+// independently through `compare` on re-parsed configurations, and every refusal.
+// Characteristics engine only: this executable does not initialise PETSc (or MPI).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "io/calibrate.hpp"
+#include "io/compare.hpp"
+#include "io/config.hpp"
+#include "models/noise_units.hpp"
+#include "models/spec_error.hpp"
+
+using namespace rdpdyn;
+
+namespace {
+
+// C21 Figure 1, lambda = 1 (examples/figure1_lambda1.toml) with a report delta.
+constexpr double kN = 5000, kSg = 4, kEta = 0.02, kLambda = 1, kDelta = 1e-5;
+constexpr std::int64_t kSteps = 1000;
+const double kOrders[] = {10, 20, 30};
+
+std::string num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::string figure1(double sigma, std::int64_t steps = kSteps, const std::string& extra = "") {
+  return "[orders]\nvalues = [10, 20, 30]\n"
+         "[algorithm]\nkind = \"noisy-gd\"\nsteps = " + std::to_string(steps) + "\neta = 0.02\nsigma = " +
+         num(sigma) + "\nn = 5000\nsensitivity = 4.0\n" + extra +
+         "[lsi]\nkind = \"strongly-convex\"\nlambda = 1\nbeta = 4\n"
+         "[analysis]\ngamma = 0.5\n"
+         "[report]\ndelta = 1e-5\n";
+}
+
+RunConfig config_of(const std::string& text) { return parse_config_text(text, "test.toml"); }
+
+/// epsilon of one analysis (or "best") of `compare`, evaluated independently of calibrate.
+double epsilon_of(const std::string& text, const std::string& analysis) {
+  const Comparison c = run_comparison(config_of(text), MPI_COMM_SELF);
+  if (analysis == "best") return c.best_epsilon;
+  for (const auto& e : c.entries)
+    if (e.result.name == analysis) {
+      REQUIRE(e.result.applies);
+      return e.epsilon;
+    }
+  FAIL("no analysis " << analysis);
+  return 0;
+}
+
+/// The improved conversion's cost at R = 0 (Balle et al. 2020 Thm 21): epsilon = R + g(alpha).
+double g(double alpha) { return std::log1p(-1 / alpha) - (std::log(kDelta) + std::log(alpha)) / (alpha - 1); }
+
+SpecError error_of(const RunConfig& cfg, const CalibrationRequest& r) {
+  try {
+    calibrate_run(cfg, r, MPI_COMM_SELF);
+  } catch (const SpecError& e) {
+    return e;
+  }
+  FAIL("calibration was accepted");
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("Sigma for C21 Cor 1 matches its closed form and sits at the threshold", "[calibrate]") {
+  const RunConfig cfg = config_of(figure1(0.02));
+  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, MPI_COMM_SELF);
+  INFO(calibration_summary(o));
+
+  // C21 Cor 1: R = alpha A / sigma^2, A = S_g^2 / (lambda n^2) (1 - e^{-lambda eta K / 2}), so
+  // epsilon <= 1 iff sigma >= sqrt(alpha A / (1 - g(alpha))) at some order: the least such sigma.
+  const double A = kSg * kSg / (kLambda * kN * kN) * -std::expm1(-kLambda * kEta * kSteps / 2);
+  double expected = INFINITY;
+  for (double a : kOrders)
+    if (g(a) < 1.0) expected = std::min(expected, std::sqrt(a * A / (1.0 - g(a))));
+  CHECK(o.sigma == Approx(expected).epsilon(1e-8));
+  CHECK(o.epsilon <= 1.0);
+  CHECK(o.steps == kSteps);
+  CHECK(o.analysis_used == "chourasia-cor1");
+  CHECK(*o.sigma_at == Approx(noise_units::at_sigma_from_c21(o.sigma, kEta)));
+  CHECK_FALSE(o.noise_multiplier);  // full-batch noisy GD
+
+  CHECK(epsilon_of(figure1(o.sigma), "chourasia-cor1") <= 1.0);
+  CHECK(epsilon_of(figure1(o.sigma * (1 - 1e-6)), "chourasia-cor1") > 1.0);
+}
+
+TEST_CASE("Sigma for the tightest analysis needs no more noise than any one analysis", "[calibrate]") {
+  const RunConfig cfg = config_of(figure1(0.02));
+  const CalibrationOutcome best = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma}, MPI_COMM_SELF);
+  const CalibrationOutcome cor1 = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, MPI_COMM_SELF);
+  INFO(calibration_summary(best));
+  CHECK(best.analysis_used == "best");
+  CHECK_FALSE(best.tightest.empty());
+  CHECK(best.sigma <= cor1.sigma * (1 + 1e-8));
+  CHECK(epsilon_of(figure1(best.sigma), "best") <= 1.0);
+  CHECK(epsilon_of(figure1(best.sigma * (1 - 1e-6)), "best") > 1.0);
+}
+
+TEST_CASE("Sigma of a schedule scales every phase by one factor", "[calibrate]") {
+  const auto schedule = [](double s) {
+    return "[[algorithm.schedule]]\nsteps = 100\nsigma = " + num(s) + "\n[[algorithm.schedule]]\nsteps = 100\nsigma = " +
+           num(2 * s) + "\n";
+  };
+  const RunConfig cfg = config_of(figure1(0.02, 200, schedule(0.02)));
+  const CalibrationOutcome o = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "pdi"}, MPI_COMM_SELF);
+  INFO(calibration_summary(o));
+  CHECK(epsilon_of(figure1(o.sigma, 200, schedule(o.sigma)), "pdi") <= 2.0);
+  CHECK(epsilon_of(figure1(o.sigma * (1 - 1e-6), 200, schedule(o.sigma * (1 - 1e-6))), "pdi") > 2.0);
+}
+
+TEST_CASE("Steps for Gaussian composition are the floor of the closed form", "[calibrate]") {
+  const RunConfig cfg = config_of(figure1(0.02));
+  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Steps, "composition-gaussian"}, MPI_COMM_SELF);
+  INFO(calibration_summary(o));
+
+  // R = K alpha c with c = eta S_g^2 / (4 n^2 sigma^2) (C21 App. E): epsilon <= 1 iff
+  // K <= (1 - g(alpha)) / (alpha c) at some order.
+  const double c = kEta * kSg * kSg / (4 * kN * kN * 0.02 * 0.02);
+  double bound = 0;
+  for (double a : kOrders) bound = std::max(bound, (1.0 - g(a)) / (a * c));
+  REQUIRE(bound - std::floor(bound) > 1e-6);  // not at an integer: floor is unambiguous
+  CHECK(o.steps == static_cast<std::int64_t>(std::floor(bound)));
+  CHECK(o.sigma == 0.02);
+  CHECK(o.epsilon <= 1.0);
+  CHECK(epsilon_of(figure1(0.02, o.steps), "composition-gaussian") <= 1.0);
+  CHECK(epsilon_of(figure1(0.02, o.steps + 1), "composition-gaussian") > 1.0);
+}
+
+TEST_CASE("Noisy SGD reports the DP-SGD noise multiplier", "[calibrate]") {
+  const RunConfig cfg = config_of(
+      "[orders]\nvalues = [2, 4, 8, 16, 32, 64]\n"
+      "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nbatch_size = 100\nsteps = 100\n"
+      "eta = 0.02\nsigma = 0.01\nn = 1000\nsensitivity = 4.0\n"
+      "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n");
+  const CalibrationOutcome o = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, MPI_COMM_SELF);
+  INFO(calibration_summary(o));
+  REQUIRE(o.noise_multiplier);
+  CHECK(*o.noise_multiplier == Approx(noise_units::dpsgd_multiplier_from_c21_sigma(o.sigma, kEta, kSg, 100)));
+  CHECK(o.epsilon <= 2.0);
+  const std::string json = calibration_to_json(o);
+  CHECK_THAT(json, Catch::Contains("\"target\":\"sigma\"") && Catch::Contains("\"noise_multiplier\":"));
+}
+
+TEST_CASE("Impossible targets are refused with the reason", "[calibrate]") {
+  const RunConfig cfg = config_of(figure1(0.02));
+  SECTION("below what the order grid can certify at this delta") {
+    const SpecError e = error_of(cfg, {0.1, kDelta, CalibrationTarget::Sigma});
+    CHECK(e.key() == "--epsilon");
+    CHECK_THAT(e.rule(), Catch::Contains("even R = 0 gives epsilon = " + format_number(g(30))));
+  }
+  SECTION("one step already exceeds it") {
+    const SpecError e = error_of(config_of(figure1(1e-5)), {1.0, kDelta, CalibrationTarget::Steps, "composition-gaussian"});
+    CHECK(e.key() == "--epsilon");
+    CHECK_THAT(e.rule(), Catch::Contains("not met even by one step"));
+  }
+  SECTION("a bound that saturates in the steps has no largest count") {
+    CalibrationRequest r{1.0, kDelta, CalibrationTarget::Steps, "chourasia-cor1"};
+    r.max_steps = 4096;
+    const SpecError e = error_of(cfg, r);
+    CHECK(e.key() == "--max-steps");
+    CHECK(e.value() == "4096");
+    CHECK_THAT(e.rule(), Catch::Contains("met at every count"));
+  }
+}
+
+TEST_CASE("Bad requests are refused with key, value and rule", "[calibrate]") {
+  const RunConfig cfg = config_of(figure1(0.02));
+  const auto check = [&](const CalibrationRequest& r, const std::string& key, const std::string& value,
+                         const std::string& rule_part) {
+    const SpecError e = error_of(cfg, r);
+    INFO(e.what());
+    CHECK(e.key() == key);
+    CHECK(e.value() == value);
+    CHECK_THAT(e.rule(), Catch::Contains(rule_part));
+  };
+  check({0.0, kDelta, CalibrationTarget::Sigma}, "--epsilon", "0", "must be a finite number > 0");
+  check({-1.0, kDelta, CalibrationTarget::Sigma}, "--epsilon", "-1", "> 0");
+  check({NAN, kDelta, CalibrationTarget::Sigma}, "--epsilon", format_number(NAN), "> 0");
+  check({1.0, 0.0, CalibrationTarget::Sigma}, "--delta", "0", "must be in (0, 1)");
+  check({1.0, 1.0, CalibrationTarget::Sigma}, "--delta", "1", "must be in (0, 1)");
+  check({1.0, kDelta, CalibrationTarget::Sigma, "no-such"}, "--analysis", "\"no-such\"",
+        "must be one of best, chourasia-thm2, chourasia-cor1");
+  check({1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor2"}, "--analysis", "\"chourasia-cor2\"",
+        "does not apply at sigma = 0.02: needs the squared loss");
+
+  const RunConfig phases = config_of(figure1(0.02, 200, "[[algorithm.schedule]]\nsteps = 100\n[[algorithm.schedule]]\nsteps = 100\n"));
+  const SpecError e = error_of(phases, {1.0, kDelta, CalibrationTarget::Steps});
+  CHECK(e.key() == "algorithm.schedule");
+  CHECK_THAT(e.rule(), Catch::Contains("single phase"));
+}
