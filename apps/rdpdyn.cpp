@@ -4,7 +4,7 @@
 // Sample runs:
 //   rdpdyn solve examples/figure1_lambda1.toml -o figure1.h5
 //   rdpdyn solve examples/figure2_squared_loss.toml --json
-//   rdpdyn compare examples/ye_shokri_logistic.toml --json
+//   rdpdyn compare examples/ye_shokri_fmnist.toml --json
 //   rdpdyn validate
 // Exit codes: 0 success, 1 a validation check failed or an internal error, 2 bad input.
 #include <CLI/CLI.hpp>

@@ -29,9 +29,19 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 /// This tool's own solution of the configured run (the `solve` engine, final time).
 AnalysisResult pdi_analysis(const RunConfig& config, MPI_Comm comm) {
   AnalysisResult r{"pdi", "this tool: the PDI of C21 eq. (13) solved for the configured run", true, "", {}};
+  if (config.spec.adjacency == Adjacency::Remove) {
+    r.applies = false;
+    r.reason = "the PDI is derived for replace-one neighbours (same dataset size, C21 Sec. 2); the run uses adjacency = remove";
+    return r;
+  }
   try {
     const RunReport report = solve_run(config, std::nullopt, comm);
     r.R = report.solution.R;
+    if (r.R.empty()) {  // ranks other than 0 of a distributed solve hold no rows
+      r.applies = false;
+      r.reason = "computed on rank 0";
+      return r;
+    }
     r.reason = "engine " + config.engine + ", gamma " + report.metadata.gamma_mode;
     if (config.spec.algorithm.kind == AlgorithmKind::NoisySgd)
       r.reason += "; worst case over the differing record's batch (joint quasi-convexity)";
@@ -109,6 +119,10 @@ Comparison run_comparison(const RunConfig& config, MPI_Comm comm) {
       c.best_name = e.result.name;
     }
   }
+  if (spec.quadratic && spec.algorithm.kind == AlgorithmKind::NoisyGd && spec.algorithm.phases.size() == 1) {
+    const std::vector<double> slopes = quadratic::worst_case_rdp_slopes(quadratic_problem_of(spec), run.steps);
+    for (double alpha : c.orders) c.exact_R.push_back(alpha * slopes.back());
+  }
   c.best_epsilon = kNaN;
   c.best_order = kNaN;
   if (c.delta && !c.best_name.empty()) {
@@ -145,6 +159,7 @@ std::string comparison_to_json(const Comparison& c) {
                {"R", numbers(c.best_R)},
                {"epsilon", number_or_null(c.best_epsilon)},
                {"best_order", number_or_null(c.best_order)}};
+  if (!c.exact_R.empty()) j["exact"] = {{"name", "quadratic-exact"}, {"R", numbers(c.exact_R)}};
   return j.dump();
 }
 
@@ -189,6 +204,14 @@ std::string comparison_table(const Comparison& c) {
     out << buf;
   }
   out << "\n";
+  if (!c.exact_R.empty()) {
+    out << "exact divergence of the worst pair (quadratic loss; a lower bound of every valid analysis):";
+    for (double r : c.exact_R) {
+      std::snprintf(buf, sizeof buf, " %.5g", r);
+      out << buf;
+    }
+    out << "\n";
+  }
   return out.str();
 }
 

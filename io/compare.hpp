@@ -28,6 +28,9 @@ struct Comparison {
   std::vector<double> best_R;            ///< pointwise minimum over the valid analyses
   double best_epsilon = 0.0;
   double best_order = 0.0;
+  /// For a quadratic loss: the exact divergence of the worst pair (a lower bound every valid
+  /// analysis must respect), else empty.
+  std::vector<double> exact_R;
 };
 
 /// Evaluates every analysis (the `pdi` entry runs the configured engine; collective over `comm`
@@ -35,7 +38,8 @@ struct Comparison {
 Comparison run_comparison(const RunConfig& config, MPI_Comm comm = MPI_COMM_WORLD);
 
 /// {"orders": [...], "delta": d, "analyses": [{"name", "applies", "reason", "citation", "R", "epsilon",
-/// "best_order"}...], "best": {"name", "R", "epsilon", "best_order"}}
+/// "best_order"}...], "best": {"name", "R", "epsilon", "best_order"}, and for a quadratic loss
+/// "exact": {"name": "quadratic-exact", "R"}}
 std::string comparison_to_json(const Comparison& comparison);
 
 /// A table: analysis, applies / reason, R at each order, epsilon; the tightest valid one marked.

@@ -114,6 +114,10 @@ RunReport final_report(const RecordKeeper& keeper, const std::vector<ClosedFormC
 RunReport solve_run(const RunConfig& config, const std::optional<std::filesystem::path>& hdf5_output,
                     MPI_Comm comm) {
   const RunSpec& spec = config.spec;
+  if (spec.adjacency == Adjacency::Remove)
+    throw SpecError("domain.adjacency", "\"remove\"",
+                    "the PDI is derived for replace-one neighbours (same dataset size, C21 Sec. 2): use "
+                    "\"replace\" here, or `rdpdyn compare` for the accountants of remove-one neighbours");
   const PrivacyProgram program = build_program(spec);
   int rank = 0;
   int mpi_up = 0;

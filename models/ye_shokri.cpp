@@ -563,7 +563,7 @@ AnalysisResult thm4_2(const TrainingRun& run) {
   if (run.lambda == 0.0) r.citation += " (lambda = 0: Lemma D.2 / Thm D.4 per partition)";
   if (auto v = common_violation(run)) return refuse(r, *v);
   if (run.sampling != BatchSampling::ShuffleOnce && run.sampling != BatchSampling::Shuffle)
-    return refuse(r, "needs sampling = shuffle-once (a random partition drawn once, Thm 4.2); the run uses " +
+    return refuse(r, "needs sampling = shuffle-once (a random partition drawn once, Thm 4.2; or shuffle for a single epoch); the run uses " +
                          sampling_name(run.sampling));
   if (auto v = partition_violation(run, "Thm 4.2, L704")) return refuse(r, *v);
   if (auto v = gradient_step_size_violation(run.eta, run.lambda, run.beta)) return refuse(r, *v);

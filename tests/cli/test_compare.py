@@ -90,4 +90,15 @@ with tempfile.TemporaryDirectory() as tmp:
     check("plateau: an A&T bound applies", any(a[n]["applies"] for n in NAMES if n.startswith("altschuler")),
           {n: a[n]["reason"] for n in NAMES if n.startswith("altschuler")})
 
+    # Quadratic loss: the exact divergence is a lower bound of every valid analysis, and the
+    # tool's PDI (exact LSI schedule, optimal gamma) attains it.
+    obj = json.loads(compare("quadratic_anisotropic.toml", "--json").stdout)
+    a = layout("quadratic", obj)
+    exact = obj["exact"]["R"]
+    for x in obj["analyses"]:
+        if x["applies"]:
+            check(f"quadratic: {x['name']} >= exact divergence", all(r >= e * (1 - 1e-9) for r, e in zip(x["R"], exact)),
+                  (x["R"], exact))
+    check("quadratic: pdi = exact (1e-6)", all(abs(p - e) <= 1e-6 * e for p, e in zip(a["pdi"]["R"], exact)))
+
 finish()
