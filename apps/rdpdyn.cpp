@@ -5,6 +5,7 @@
 //   rdpdyn solve examples/figure1_lambda1.toml -o figure1.h5
 //   rdpdyn solve examples/figure2_squared_loss.toml --json
 //   rdpdyn compare examples/ye_shokri_fmnist.toml --json
+//   rdpdyn calibrate examples/ye_shokri_fmnist.toml --epsilon 3 --delta 1e-5 --analysis ye-shokri-thm4.2
 //   rdpdyn validate
 // Exit codes: 0 success, 1 a validation check failed or an internal error, 2 bad input.
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "io/calibrate.hpp"
 #include "io/compare.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_output.hpp"
@@ -93,6 +95,14 @@ int run_compare(const std::string& config_path, const std::string& output, bool 
   return 0;
 }
 
+int run_calibrate(const std::string& config_path, const rdpdyn::CalibrationRequest& request, bool json, int rank) {
+  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
+  const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, PETSC_COMM_WORLD);
+  if (rank != 0) return 0;
+  std::cout << (json ? rdpdyn::calibration_to_json(outcome) : rdpdyn::calibration_summary(outcome)) << std::endl;
+  return 0;
+}
+
 int run_validate(int rank) {
   const auto results = rdpdyn::run_theorem_suite();
   bool all = true;
@@ -131,6 +141,21 @@ int main(int argc, char** argv) {
   compare->add_option("-o,--output", compare_output, "Write the comparison to this HDF5 file");
   compare->add_flag("--json", compare_json, "Print the comparison as one JSON object on stdout");
   compare->allow_extras();
+  std::string calibrate_config, calibrate_for = "sigma";
+  rdpdyn::CalibrationRequest calibration;
+  bool calibrate_json = false;
+  auto* calibrate = app.add_subcommand(
+      "calibrate", "Smallest noise (or largest number of steps) meeting a target (epsilon, delta)");
+  calibrate->add_option("config", calibrate_config, "Configuration file (TOML)")->required();
+  calibrate->add_option("--epsilon", calibration.epsilon, "Target epsilon")->required();
+  calibrate->add_option("--delta", calibration.delta, "Target delta")->required();
+  calibrate->add_option("--for", calibrate_for, "What to calibrate: sigma or steps")
+      ->check(CLI::IsMember({"sigma", "steps"}));
+  calibrate->add_option("--analysis", calibration.analysis,
+                        "Which bound must meet the target: best (default) or an analysis name of compare");
+  calibrate->add_option("--max-steps", calibration.max_steps, "Largest number of steps tried (--for steps)");
+  calibrate->add_flag("--json", calibrate_json, "Print the result as one JSON object");
+  calibrate->allow_extras();
   auto* validate = app.add_subcommand("validate", "Run the built-in theorem suite against the engine");
   std::string convergence_config;
   int grids = 4;
@@ -150,6 +175,10 @@ int main(int argc, char** argv) {
     rdpdyn::PetscSession petsc(&argc, &argv);
     if (*solve) return run_solve(config_path, output, json, petsc.rank());
     if (*compare) return run_compare(compare_config, compare_output, compare_json, petsc.rank());
+    if (*calibrate) {
+      calibration.target = calibrate_for == "steps" ? rdpdyn::CalibrationTarget::Steps : rdpdyn::CalibrationTarget::Sigma;
+      return run_calibrate(calibrate_config, calibration, calibrate_json, petsc.rank());
+    }
     if (!convergence_config.empty()) return run_convergence(convergence_config, grids, petsc.rank());
     return run_validate(petsc.rank());
   } catch (const rdpdyn::SpecError& e) {

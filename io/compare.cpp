@@ -37,10 +37,14 @@ AnalysisResult pdi_analysis(const RunConfig& config, MPI_Comm comm) {
   try {
     const RunReport report = solve_run(config, std::nullopt, comm);
     r.R = report.solution.R;
-    if (r.R.empty()) {  // ranks other than 0 of a distributed solve hold no rows
-      r.applies = false;
-      r.reason = "computed on rank 0";
-      return r;
+    // A distributed solve leaves the rows on rank 0: share them, so that every rank compares
+    // (and calibrates) the same curves.
+    int mpi_up = 0, size = 1;
+    MPI_Initialized(&mpi_up);
+    if (mpi_up) MPI_Comm_size(comm, &size);
+    if (size > 1) {
+      r.R.resize(config.spec.orders.size());
+      MPI_Bcast(r.R.data(), static_cast<int>(r.R.size()), MPI_DOUBLE, 0, comm);
     }
     r.reason = "engine " + config.engine + ", gamma " + report.metadata.gamma_mode;
     if (config.spec.algorithm.kind == AlgorithmKind::NoisySgd)

@@ -47,9 +47,14 @@ SplitBound split_bound(const Setting& st, double alpha,
     const double s2 = std::sqrt((st.sigma - s1) * (st.sigma + s1));
     const double Q = sampled_gaussian_rdp(q, st.batch * s2 / st.shift, alpha);
     const double A = alpha * st.diameter * st.diameter / (2.0 * st.eta * st.eta * s1 * s1);
+    // Digest recipe: k in {floor kc, ceil kc, 1, T-1}, clipped to [1, T-1] (L778, L790).
     const auto [k1, k2] = integer_candidates(window(Q, A), 1.0, T - 1.0);
-    const double v1 = k1 * Q + pabi(A, k1), v2 = k2 * Q + pabi(A, k2);
-    return v1 <= v2 ? Eval{Q + v1, k1} : Eval{Q + v2, k2};
+    Eval e{kInf, 1.0};
+    for (double k : {k1, k2, 1.0, T - 1.0}) {
+      const double v = Q + k * Q + pabi(A, k);
+      if (v < e.value) e = Eval{v, k};
+    }
+    return e;
   };
   double best_split = kInf, best_s1 = 0.0, best_k = 0.0;
   auto consider = [&](double s1) {
@@ -125,9 +130,10 @@ double bound_b1(const Setting& st, double alpha) {
   const double s = st.eta * st.shift / st.n;
   const double Dt = st.diameter + s;
   double best = T * s * s;
-  // k (Dt/k + s)^2 = Dt^2/k + 2 Dt s + k s^2 is convex in k with real minimiser Dt/s (L766).
+  // k (Dt/k + s)^2 = Dt^2/k + 2 Dt s + k s^2 is convex in k with real minimiser Dt/s (L766);
+  // candidates as in the digest's recipe: floor, ceil, 1 and T.
   const auto [k1, k2] = integer_candidates(Dt / s, 1.0, T);
-  for (double k : {k1, k2}) best = std::min(best, k * (Dt / k + s) * (Dt / k + s));
+  for (double k : {k1, k2, 1.0, T}) best = std::min(best, k * (Dt / k + s) * (Dt / k + s));
   return alpha / (2.0 * st.eta * st.eta * st.sigma * st.sigma) * best;
 }
 

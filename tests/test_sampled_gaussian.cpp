@@ -1,6 +1,10 @@
 // The sampled Gaussian mechanism S_alpha(q, sigma) (models/sampled_gaussian.hpp) against its
 // defining integral, integrated here in 50-digit arithmetic, and against the exact finite binomial
 // sum for integer orders; identities, monotonicity, input validation.
+// Boost 1.74's tanh_sinh falls through from its left-endpoint branch and can then trip its own
+// "position != a" assertion in builds without NDEBUG (the integrand is finite there, so the value is
+// unaffected): keep Boost's internal asserts out of this test.
+#define BOOST_DISABLE_ASSERTS
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -140,7 +144,7 @@ TEST_CASE("S_alpha matches 50-digit quadrature of its defining integral", "[sgm]
   for (const auto& c : cases) {
     INFO("q = " << c.q << ", sigma = " << c.s << ", alpha = " << c.a);
     const double expected = S_quadrature(c.q, c.s, c.a);
-    CHECK(sampled_gaussian_rdp(c.q, c.s, c.a) == Approx(expected).epsilon(1e-10).margin(0));
+    CHECK(sampled_gaussian_rdp(c.q, c.s, c.a) == Approx(expected).epsilon(1e-12).margin(0));
   }
 }
 

@@ -138,6 +138,25 @@ with tempfile.TemporaryDirectory() as tmp:
     os.remove(cfg)
     os.remove(out)
 
+    # calibrate: the smallest sigma meeting (1, 1e-5) for this tool's bound; solve confirms it.
+    tight = os.path.join(EXAMPLES, "figure2_tight.toml")
+    r = run("calibrate", tight, "--epsilon", "1", "--delta", "1e-5", "--analysis", "pdi", "--json")
+    check("calibrate exits 0", r.returncode == 0, r.stderr)
+    sigma = json.loads(r.stdout)["sigma"]
+
+    def epsilon_at(s):
+        cfg = os.path.join(tmp, "cal.toml")
+        with open(tight) as src, open(cfg, "w") as dst:
+            dst.write(src.read().replace("sigma = 0.02", f"sigma = {s!r}") + "[report]\ndelta = 1e-5\n")
+        out = run("solve", cfg, "--json")
+        os.remove(cfg)
+        return json.loads(out.stdout)["epsilon"]
+
+    check("calibrated sigma meets the target", epsilon_at(sigma) <= 1.0, epsilon_at(sigma))
+    check("a slightly smaller sigma does not", epsilon_at(sigma * (1 - 1e-6)) > 1.0)
+    r = run("calibrate", tight, "--epsilon", "1", "--delta", "1e-5", "--analysis", "no-such-analysis")
+    check("calibrate: unknown analysis exits 2", r.returncode == 2 and "'--analysis'" in r.stderr, r.stderr)
+
     # PETSc options pass through the command line untouched.
     r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "-log_view_memory")
     check("PETSc options pass through", r.returncode == 0, r.stderr)
