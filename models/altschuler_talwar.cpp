@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "models/composition_accountants.hpp"
@@ -45,7 +46,12 @@ SplitBound split_bound(const Setting& st, double alpha,
   struct Eval { double value; double k; };
   auto inner = [&](double s1) -> Eval {
     const double s2 = std::sqrt((st.sigma - s1) * (st.sigma + s1));
-    const double Q = sampled_gaussian_rdp(q, st.batch * s2 / st.shift, alpha);
+    double Q;
+    try {
+      Q = sampled_gaussian_rdp(q, st.batch * s2 / st.shift, alpha);
+    } catch (const std::runtime_error&) {
+      return Eval{kInf, 1.0};  // a split whose S_alpha cannot be evaluated is simply not a candidate
+    }
     const double A = alpha * st.diameter * st.diameter / (2.0 * st.eta * st.eta * s1 * s1);
     // Digest recipe: k in {floor kc, ceil kc, 1, T-1}, clipped to [1, T-1] (L778, L790).
     const auto [k1, k2] = integer_candidates(window(Q, A), 1.0, T - 1.0);
@@ -187,17 +193,6 @@ namespace {
 
 namespace at = altschuler_talwar;
 
-const char* sampling_name(BatchSampling s) {
-  switch (s) {
-    case BatchSampling::FullBatch: return "full-batch";
-    case BatchSampling::Partition: return "partition";
-    case BatchSampling::ShuffleOnce: return "shuffle-once";
-    case BatchSampling::Shuffle: return "shuffle";
-    case BatchSampling::PerStep: return "per-step";
-  }
-  return "?";
-}
-
 AnalysisResult refused(const std::string& name, const std::string& citation, std::string reason) {
   AnalysisResult r;
   r.name = name;
@@ -252,7 +247,7 @@ std::optional<std::string> strongly_convex_problem(const TrainingRun& run, const
 // eq. (3.1)), or the full batch (b = n, q = 1); remove adjacency only without subsampling.
 std::optional<std::string> sgd_sampling_problem(const TrainingRun& run, const std::string& bound) {
   if (run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::PerStep)
-    return std::string("sampling = ") + sampling_name(run.sampling) + ": " + bound +
+    return std::string("sampling = ") + batch_sampling_name(run.sampling) + ": " + bound +
            " assumes a uniformly random batch of size b drawn afresh at every step (A&T L103, "
            "eq. (3.1); sampling = per-step)";
   if (run.adjacency == Adjacency::Remove && run.sampling == BatchSampling::PerStep &&
@@ -285,7 +280,7 @@ AnalysisResult altschuler_talwar_b1(const TrainingRun& run) {
   if (auto p = training_run_problem(run)) return refused(name, citation, *p);
   if (run.sampling != BatchSampling::FullBatch)
     return refused(name, citation,
-                   std::string("sampling = ") + sampling_name(run.sampling) +
+                   std::string("sampling = ") + batch_sampling_name(run.sampling) +
                        ": (B.1) is the full-batch bound (b = n, A&T App. B.1); see altschuler-talwar-b2");
   if (auto p = diameter_problem(run, "(B.1)")) return refused(name, citation, *p);
   if (auto p = convex_smooth_problem(run)) return refused(name, citation, *p);
@@ -313,7 +308,11 @@ AnalysisResult altschuler_talwar_b2(const TrainingRun& run) {
   auto r = applied(name, citation,
                    "q = b/n = " + format_number(st.batch / st.n) + ", sigma_AT = " +
                        format_number(st.sigma));
-  for (double alpha : run.orders) r.R.push_back(at::bound_b2(st, alpha).value);
+  try {
+    for (double alpha : run.orders) r.R.push_back(at::bound_b2(st, alpha).value);
+  } catch (const std::runtime_error& e) {
+    return refused(name, citation, std::string("numerical evaluation failed: ") + e.what());
+  }
   return r;
 }
 
@@ -333,7 +332,11 @@ AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
   auto r = applied(name, citation,
                    "q = b/n = " + format_number(st.batch / st.n) + ", sigma_AT = " +
                        format_number(st.sigma) + ", c = " + format_number(c));
-  for (double alpha : run.orders) r.R.push_back(at::bound_b3(st, alpha, c).value);
+  try {
+    for (double alpha : run.orders) r.R.push_back(at::bound_b3(st, alpha, c).value);
+  } catch (const std::runtime_error& e) {
+    return refused(name, citation, std::string("numerical evaluation failed: ") + e.what());
+  }
   return r;
 }
 
@@ -347,7 +350,7 @@ AnalysisResult pabi_strongly_convex(const TrainingRun& run) {
   if (auto p = training_run_problem(run)) return refused(name, citation, *p);
   if (run.sampling != BatchSampling::FullBatch)
     return refused(name, citation,
-                   std::string("sampling = ") + sampling_name(run.sampling) +
+                   std::string("sampling = ") + batch_sampling_name(run.sampling) +
                        ": this bound is for full-batch noisy GD (s_t = eta S_g / n at every step)");
   if (auto p = strongly_convex_problem(run, "pabi-strongly-convex")) return refused(name, citation, *p);
   const auto st = at::setting_of(run);

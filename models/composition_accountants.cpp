@@ -1,6 +1,7 @@
 #include "models/composition_accountants.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "models/noise_units.hpp"
 #include "models/sampled_gaussian.hpp"
@@ -8,17 +9,6 @@
 
 namespace rdpdyn {
 namespace {
-
-const char* sampling_name(BatchSampling s) {
-  switch (s) {
-    case BatchSampling::FullBatch: return "full-batch";
-    case BatchSampling::Partition: return "partition";
-    case BatchSampling::ShuffleOnce: return "shuffle-once";
-    case BatchSampling::Shuffle: return "shuffle";
-    case BatchSampling::PerStep: return "per-step";
-  }
-  return "?";
-}
 
 AnalysisResult refused(std::string name, std::string citation, std::string reason) {
   AnalysisResult r;
@@ -39,7 +29,7 @@ double batch_of(const TrainingRun& run) {
 // than silently doubled.
 std::string remove_minibatch_reason(const TrainingRun& run) {
   return std::string("adjacency = remove with fixed-size batches (sampling = ") +
-         sampling_name(run.sampling) +
+         batch_sampling_name(run.sampling) +
          "): the removed record's batch slot is refilled by another record, so a step moves by up "
          "to 2 eta S_g / b, not eta S_g / b; describe the run with replace adjacency and S_g doubled";
 }
@@ -120,7 +110,7 @@ AnalysisResult composition_sgm(const TrainingRun& run) {
   if (auto problem = training_run_problem(run)) return refused(name, citation, *problem);
   if (run.sampling != BatchSampling::PerStep)
     return refused(name, citation,
-                   std::string("sampling = ") + sampling_name(run.sampling) +
+                   std::string("sampling = ") + batch_sampling_name(run.sampling) +
                        ": amplification by sampling needs a fresh random batch at every step "
                        "(sampling = per-step); " +
                        (run.sampling == BatchSampling::FullBatch
@@ -137,8 +127,12 @@ AnalysisResult composition_sgm(const TrainingRun& run) {
   r.reason = "q = b/n = " + format_number(q) + ", z = " + format_number(z) + ", " +
              std::to_string(run.steps) + " steps; assumes per-record gradient norms <= S_g/2 "
              "(Poisson SGM value for sampling without replacement, see citation)";
-  for (double alpha : run.orders)
-    r.R.push_back(static_cast<double>(run.steps) * sampled_gaussian_rdp(q, z, alpha));
+  try {
+    for (double alpha : run.orders)
+      r.R.push_back(static_cast<double>(run.steps) * sampled_gaussian_rdp(q, z, alpha));
+  } catch (const std::runtime_error& e) {
+    return refused(name, citation, std::string("numerical evaluation failed: ") + e.what());
+  }
   return r;
 }
 

@@ -15,6 +15,18 @@ namespace rdpdyn {
 /// replacement) at every step.
 enum class BatchSampling { FullBatch, Partition, ShuffleOnce, Shuffle, PerStep };
 
+/// The configuration's name of a sampling scheme ("partition", "shuffle-once", ...).
+inline const char* batch_sampling_name(BatchSampling s) {
+  switch (s) {
+    case BatchSampling::FullBatch: return "full-batch";
+    case BatchSampling::Partition: return "partition";
+    case BatchSampling::ShuffleOnce: return "shuffle-once";
+    case BatchSampling::Shuffle: return "shuffle";
+    case BatchSampling::PerStep: return "per-step";
+  }
+  return "unknown";
+}
+
 /// Neighbouring datasets: one record replaced (same size) or one record removed/added.
 enum class Adjacency { Replace, Remove };
 

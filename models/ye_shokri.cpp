@@ -94,17 +94,6 @@ std::vector<double> iterate_steps(std::span<const double> grid, std::vector<doub
   return R;
 }
 
-std::string sampling_name(BatchSampling s) {
-  switch (s) {
-    case BatchSampling::FullBatch: return "full-batch";
-    case BatchSampling::Partition: return "partition";
-    case BatchSampling::ShuffleOnce: return "shuffle-once";
-    case BatchSampling::Shuffle: return "shuffle";
-    case BatchSampling::PerStep: return "per-step";
-  }
-  return "unknown";
-}
-
 // Assumptions every theorem of the paper shares.
 std::optional<std::string> common_violation(const TrainingRun& run) {
   if (run.orders.empty()) return std::string("needs at least one Renyi order; the run lists none");
@@ -529,8 +518,8 @@ AnalysisResult thm3_3(const TrainingRun& run) {
   // A partition drawn at random once is, given the draw, a fixed partition: the worst case over
   // the record's batch covers it.
   if (run.sampling != BatchSampling::Partition && run.sampling != BatchSampling::ShuffleOnce)
-    return refuse(r, "needs sampling = partition or shuffle-once (Thm 3.3/D.4 condition on a fixed partition); the run uses " +
-                         sampling_name(run.sampling));
+    return refuse(r, std::string("needs sampling = partition or shuffle-once (Thm 3.3/D.4 condition on a fixed partition); the run uses ") +
+                         batch_sampling_name(run.sampling));
   if (auto v = partition_violation(run, sc ? "Thm 3.3, L474" : "Thm D.4")) return refuse(r, *v);
   if (auto v = gradient_step_size_violation(run.eta, run.lambda, run.beta)) return refuse(r, *v);
 
@@ -563,8 +552,8 @@ AnalysisResult thm4_2(const TrainingRun& run) {
   if (run.lambda == 0.0) r.citation += " (lambda = 0: Lemma D.2 / Thm D.4 per partition)";
   if (auto v = common_violation(run)) return refuse(r, *v);
   if (run.sampling != BatchSampling::ShuffleOnce && run.sampling != BatchSampling::Shuffle)
-    return refuse(r, "needs sampling = shuffle-once (a random partition drawn once, Thm 4.2; or shuffle for a single epoch); the run uses " +
-                         sampling_name(run.sampling));
+    return refuse(r, std::string("needs sampling = shuffle-once (a random partition drawn once, Thm 4.2; or shuffle for a single epoch); the run uses ") +
+                         batch_sampling_name(run.sampling));
   if (auto v = partition_violation(run, "Thm 4.2, L704")) return refuse(r, *v);
   if (auto v = gradient_step_size_violation(run.eta, run.lambda, run.beta)) return refuse(r, *v);
   const std::int64_t N = run.batches_per_epoch();
@@ -601,7 +590,7 @@ AnalysisResult thm4_3(const TrainingRun& run) {
   if (auto v = common_violation(run)) return refuse(r, *v);
   if (run.sampling != BatchSampling::PerStep)
     return refuse(r, "needs sampling = per-step (b records drawn afresh each step, P(i0 in B) = b/n, Thm 4.3); "
-                     "the run uses " + sampling_name(run.sampling));
+                     "the run uses " + std::string(batch_sampling_name(run.sampling)));
   if (auto v = gradient_step_size_violation(run.eta, run.lambda, run.beta)) return refuse(r, *v);
   const double q = squared_lipschitz(run.eta, run.lambda);
   const double p = static_cast<double>(run.batch_size) / run.n;

@@ -207,6 +207,28 @@ TEST_CASE("Composition accountants refuse with the failing assumption", "[compos
   run.batch_size = 100;
   run.n = 999.5;
   CHECK_THAT(composition_gaussian(run).reason, Catch::Contains("n = 999.5"));
+  run.n = 1000;
+  run.steps = -3;
+  CHECK_THAT(composition_gaussian(run).reason, Catch::Contains("steps = -3"));
+  run.steps = 10;
+  run.eta = 0.0;
+  CHECK_THAT(composition_sgm(run).reason, Catch::Contains("step size eta = 0"));
+}
+
+TEST_CASE("Zero steps: every analysis applies and bounds R by 0", "[composition][at]") {
+  auto run = run_of(4, 0.05, 1, 0.1, 1000, 100, 0, BatchSampling::PerStep, {2, 7.5});
+  run.lambda = 1.0;
+  run.beta = 2.0;
+  for (const auto& r : {composition_gaussian(run), composition_sgm(run), altschuler_talwar_b2(run),
+                        altschuler_talwar_b3(run)}) {
+    REQUIRE(r.applies);
+    CHECK(r.R == std::vector<double>{0.0, 0.0});
+  }
+  run.sampling = BatchSampling::FullBatch;
+  for (const auto& r : {altschuler_talwar_b1(run), pabi_strongly_convex(run)}) {
+    REQUIRE(r.applies);
+    CHECK(r.R == std::vector<double>{0.0, 0.0});
+  }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -470,6 +492,26 @@ TEST_CASE("(B.2)/(B.3) refusals name the failing assumption", "[at][b2][b3][refu
   CHECK_THAT(altschuler_talwar_b3(r).reason, Catch::Contains("smoothness beta unknown"));
   CHECK_FALSE(altschuler_talwar_b3(r).applies);
   CHECK(altschuler_talwar_b3(r).R.empty());
+  r = base;
+  r.diameter = std::numeric_limits<double>::infinity();
+  CHECK_THAT(altschuler_talwar_b3(r).reason, Catch::Contains("diameter D = inf"));
+}
+
+TEST_CASE("(B.3) is non-decreasing in alpha and stops growing with the steps", "[at][b3][plateau]") {
+  const std::vector<double> orders = {1.25, 2, 3.5, 8, 20};
+  std::vector<double> previous;
+  for (std::int64_t T : {1, 50, 400, 4000, 40000, 4000000}) {
+    auto run = run_of(2, 0.5, 1, 3, 500, 50, T, BatchSampling::PerStep, orders);
+    run.lambda = run.beta = 1.0;  // c = 0.5
+    const auto r = altschuler_talwar_b3(run);
+    REQUIRE(r.applies);
+    for (std::size_t i = 1; i < orders.size(); ++i) CHECK(r.R[i] >= r.R[i - 1] * (1 - 1e-9));
+    if (T >= 4000) {  // the optimal window is ~ a few steps at c = 0.5: constant in T
+      if (!previous.empty())
+        for (std::size_t i = 0; i < orders.size(); ++i) CHECK(r.R[i] == Approx(previous[i]).epsilon(1e-12));
+      previous = r.R;
+    }
+  }
 }
 
 // ----------------------------------------------------------------------------------------------
