@@ -75,6 +75,13 @@ with tempfile.TemporaryDirectory() as tmp:
                 check(f"{name}: R = worst-case exact divergence (1e-6)", max_rel(R[1:], exact[1:]) < 1e-6, max_rel(R[1:], exact[1:]))
                 check(f"{name}: R >= exact (worst pair)", np.all(R >= exact * (1 - 1e-12)))
                 check(f"{name}: worst pair >= the configured pair", np.all(exact >= cf["quadratic-exact-pair"] * (1 - 1e-12)))
+            if name.startswith("ye_shokri"):
+                # Composition with the record in every batch: per step 2 alpha / z^2 for a DP-SGD noise
+                # multiplier z (Ye & Shokri 2022 App. F: alpha eta S_g^2 / (4 sigma^2 b^2) = 2 alpha / z^2).
+                z = 3.01 if "fmnist" in name else 3.08
+                comp = steps[-1] * 2 * orders / z**2
+                check(f"{name}: composition baseline", max_rel(cf["composition"][-1], comp) < 1e-12, cf["composition"][-1])
+                check(f"{name}: no full-batch closed forms", "thm1" not in cf and "thm2" not in cf, list(cf))
             if name.startswith("ye_shokri") or name.startswith("altschuler"):
                 check(f"{name}: epsilon reported", "epsilon" in f.attrs and float(f.attrs["epsilon"]) > 0, dict(f.attrs).keys())
             if name == "transport_table":
