@@ -113,9 +113,10 @@ double euler_average(std::vector<double> v) {
 // magnitude (like k^{-alpha-2} for the first, geometrically for the last). We stop when three
 // consecutive terms are below kRelTol |A - 1| (the alternating-series bound), or, once past the
 // transitions at k ~ z0 and k ~ alpha - z0, when the Euler-transformed tail (kLevels averagings)
-// has settled to kRelTol: that keeps orders close to 1 (slow k^{-3} tails) to O(100) terms.
+// has settled to kSettleTol: that keeps orders close to 1 (slow k^{-3} tails) to O(100) terms.
 double log_moment_two_series(double q, double sigma, double alpha) {
   constexpr double kRelTol = 1e-16;
+  constexpr double kSettleTol = 1e-15;  // a few ulps of the relative partial sums (~1)
   constexpr std::size_t kLevels = 12;
   constexpr std::int64_t kMaxTerms = 50'000'000;
   const double lq = std::log(q), l1q = std::log1p(-q), s2 = sigma * sigma;
@@ -187,7 +188,7 @@ double log_moment_two_series(double q, double sigma, double alpha) {
       window.assign(1, partial);
     } else if (euler && window.size() == kLevels + 1) {
       const double estimate = euler_average(window);
-      settled = std::fabs(estimate - previous) <= kRelTol * std::fabs(estimate) ? settled + 1 : 0;
+      settled = std::fabs(estimate - previous) <= kSettleTol * std::fabs(estimate) ? settled + 1 : 0;
       previous = estimate;
       if (settled >= 3) {
         partial = estimate;
