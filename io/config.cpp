@@ -552,7 +552,12 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
   if (root.has("grid")) parse_grid(root.table("grid"), cfg.grid);
   if (root.has("domain")) {
     const Section d = root.table("domain");
-    d.allow_only({"diameter", "adjacency"});
+    d.allow_only({"diameter", "adjacency", "lipschitz_loss"});
+    if (d.has("lipschitz_loss")) {
+      const auto& v = d.at("lipschitz_loss");
+      if (!v.is_boolean()) throw SpecError(d.key("lipschitz_loss"), describe(v), "must be true or false");
+      spec.gradients_norm_bounded = v.as_boolean();
+    }
     if (d.has("diameter")) spec.diameter = positive(d, "diameter");
     if (d.has("adjacency"))
       spec.adjacency = one_of(d, "adjacency", {"replace", "remove"}) == "remove" ? Adjacency::Remove : Adjacency::Replace;

@@ -303,6 +303,8 @@ AnalysisResult altschuler_talwar_b2(const TrainingRun& run) {
   if (auto p = training_run_problem(run)) return refused(name, citation, *p);
   if (auto p = sgd_sampling_problem(run, "(B.2)")) return refused(name, citation, *p);
   if (auto p = diameter_problem(run, "(B.2)")) return refused(name, citation, *p);
+  if (run.batch_size < static_cast<std::int64_t>(run.n))
+    if (auto p = sampling_amplification_problem(run)) return refused(name, citation, *p);
   if (auto p = convex_smooth_problem(run)) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
   auto r = applied(name, citation,
@@ -326,6 +328,8 @@ AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
   if (auto p = training_run_problem(run)) return refused(name, citation, *p);
   if (auto p = sgd_sampling_problem(run, "(B.3)")) return refused(name, citation, *p);
   if (auto p = diameter_problem(run, "(B.3)")) return refused(name, citation, *p);
+  if (run.batch_size < static_cast<std::int64_t>(run.n))
+    if (auto p = sampling_amplification_problem(run)) return refused(name, citation, *p);
   if (auto p = strongly_convex_problem(run, "(B.3)")) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
   const double c = at::contraction_factor(run.eta, run.lambda, run.beta);

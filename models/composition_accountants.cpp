@@ -98,6 +98,14 @@ AnalysisResult composition_gaussian(const TrainingRun& run) {
 //    (tests/test_sampled_gaussian.cpp), but this is not proved here.
 // So the accountant states that assumption rather than refusing; A&T's (3.5) uses the same value
 // for the same sampling.
+std::optional<std::string> sampling_amplification_problem(const TrainingRun& run) {
+  if (run.gradients_norm_bounded || run.sampling == BatchSampling::FullBatch) return std::nullopt;
+  return std::string("amplification by sampling with fixed-size batches is an upper bound only if every "
+                     "per-record gradient has norm <= S_g/2 (an L-Lipschitz loss, S_g = 2L); declare it "
+                     "with [domain] lipschitz_loss = true (with S_g bounding only gradient differences, "
+                     "three records can exceed the sampled-Gaussian value)");
+}
+
 AnalysisResult composition_sgm(const TrainingRun& run) {
   const std::string name = "composition-sgm";
   const std::string citation =
@@ -117,6 +125,7 @@ AnalysisResult composition_sgm(const TrainingRun& run) {
                             ? "full batch is q = 1, i.e. composition-gaussian"
                             : "with partition/shuffle batches the record is in exactly one batch per epoch"));
   if (run.adjacency == Adjacency::Remove) return refused(name, citation, remove_minibatch_reason(run));
+  if (auto problem = sampling_amplification_problem(run)) return refused(name, citation, *problem);
   const double b = static_cast<double>(run.batch_size);
   const double q = b / run.n;
   const double z = noise_units::effective_noise_multiplier(run.sigma, run.eta, run.sensitivity, b);
@@ -125,7 +134,7 @@ AnalysisResult composition_sgm(const TrainingRun& run) {
   r.citation = citation;
   r.applies = true;
   r.reason = "q = b/n = " + format_number(q) + ", z = " + format_number(z) + ", " +
-             std::to_string(run.steps) + " steps; assumes per-record gradient norms <= S_g/2 "
+             std::to_string(run.steps) + " steps; per-record gradient norms <= S_g/2 as declared "
              "(Poisson SGM value for sampling without replacement, see citation)";
   try {
     for (double alpha : run.orders)

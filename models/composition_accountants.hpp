@@ -25,6 +25,10 @@ std::optional<std::string> training_run_problem(const TrainingRun& run);
 /// replace adjacency; remove adjacency only for full batch (see the reason for mini-batches).
 AnalysisResult composition_gaussian(const TrainingRun& run);
 
+/// Why amplification by sampling cannot be evaluated for this run, if it cannot: fixed-size
+/// batches need per-record gradient norms <= S_g / 2, declared with [domain] lipschitz_loss = true.
+std::optional<std::string> sampling_amplification_problem(const TrainingRun& run);
+
 /// "composition-sgm": R_alpha = K S_alpha(q, z) with q = b/n and z = s / Delta (the sampled Gaussian
 /// mechanism of Mironov, Talwar & Zhang 2019, models/sampled_gaussian.hpp). Needs sampling =
 /// per-step and replace adjacency. The run draws b records without replacement, not Poisson: the

@@ -203,6 +203,7 @@ TrainingRun training_run_of(const RunSpec& spec) {
   run.beta = a.loss == LossKind::Squared ? 1.0 : smooth_model && !spec.lsi.lipschitz ? spec.lsi.beta : 0.0;
   run.diameter = spec.diameter;
   run.adjacency = spec.adjacency;
+  run.gradients_norm_bounded = spec.gradients_norm_bounded;
   run.orders = spec.orders;
   return run;
 }

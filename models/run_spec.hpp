@@ -116,6 +116,7 @@ struct RunSpec {
   RecordPlan record;
   std::optional<double> diameter;           ///< [domain] diameter D of the constraint set
   Adjacency adjacency = Adjacency::Replace; ///< [domain] adjacency
+  bool gradients_norm_bounded = false;      ///< [domain] lipschitz_loss: per-record gradient norms <= S_g/2
   std::optional<double> report_delta;       ///< [report] delta: add epsilon at this delta
   std::optional<QuadraticLoss> quadratic;   ///< algorithm.loss = "quadratic"
 

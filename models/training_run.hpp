@@ -42,6 +42,11 @@ struct TrainingRun {
   double lambda = 0.0;             ///< strong convexity of the loss (0: convex only)
   double beta = 0.0;               ///< smoothness of the loss (0: unknown)
   std::optional<double> diameter;  ///< D, diameter of the constraint set (projected algorithms)
+  /// Declared by the user: every per-record gradient has norm <= S_g / 2 (an L-Lipschitz loss with
+  /// S_g = 2L). Amplification by sampling for fixed-size batches (composition-sgm, A&T (B.2)/(B.3)
+  /// with b < n) is evaluated only then: with S_g bounding only gradient differences the Poisson
+  /// value is not an upper bound (models/composition_accountants.cpp).
+  bool gradients_norm_bounded = false;
   Adjacency adjacency = Adjacency::Replace;
   std::vector<double> orders;      ///< Rényi orders alpha > 1
 

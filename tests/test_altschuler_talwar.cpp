@@ -49,6 +49,7 @@ TrainingRun run_of(double sigma_at, double eta, double L, std::optional<double> 
   r.lambda = 0.0;
   r.beta = 1.0 / eta;  // eta = 1/beta <= 2/beta: the convex step-size condition holds
   r.diameter = D;
+  r.gradients_norm_bounded = true;  // A&T's setting: L-Lipschitz losses, S_g = 2L
   r.orders = std::move(orders);
   return r;
 }
@@ -590,4 +591,22 @@ TEST_CASE("pabi-strongly-convex refusals", "[at][pabi][refusal]") {
   CHECK_THAT(pabi_strongly_convex(r).reason, Catch::Contains("is not < 1"));
   CHECK(pabi_strongly_convex(r).name == "pabi-strongly-convex");
   CHECK(pabi_strongly_convex(r).R.empty());
+}
+
+TEST_CASE("Sampling amplification needs norm-bounded per-record gradients, declared", "[at][sgm]") {
+  // With S_g bounding only gradient differences, three records can exceed the sampled-Gaussian
+  // value (composition_accountants.cpp), so without the declaration these analyses refuse.
+  TrainingRun run = run_of(4.0, 0.05, 1.0, 0.1, 1000, 100, 2000, BatchSampling::PerStep, {2, 8});
+  run.gradients_norm_bounded = false;
+  for (const AnalysisResult& r : {composition_sgm(run), altschuler_talwar_b2(run)}) {
+    CHECK_FALSE(r.applies);
+    CHECK_THAT(r.reason, Catch::Contains("lipschitz_loss = true"));
+  }
+  run.gradients_norm_bounded = true;
+  CHECK(composition_sgm(run).applies);
+  CHECK(altschuler_talwar_b2(run).applies);
+  // Full batch needs no sampling argument: (B.2) at b = n stays available.
+  TrainingRun whole = run_of(4.0, 0.05, 1.0, 0.1, 1000, 1000, 20, BatchSampling::PerStep, {2});
+  whole.gradients_norm_bounded = false;
+  CHECK(altschuler_talwar_b2(whole).applies);
 }

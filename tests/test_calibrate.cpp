@@ -139,7 +139,7 @@ TEST_CASE("Noisy SGD reports the DP-SGD noise multiplier", "[calibrate]") {
       "[orders]\nvalues = [2, 4, 8, 16, 32, 64]\n"
       "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nbatch_size = 100\nsteps = 100\n"
       "eta = 0.02\nsigma = 0.01\nn = 1000\nsensitivity = 4.0\n"
-      "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n");
+      "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n[domain]\nlipschitz_loss = true\n");
   const CalibrationOutcome o = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, MPI_COMM_SELF);
   INFO(calibration_summary(o));
   REQUIRE(o.noise_multiplier);

@@ -192,6 +192,9 @@ delta = 1e-5
   CHECK(cfg.spec.algorithm.phases[0].sigma == Approx(std::sqrt(0.025)).epsilon(1e-15));
   CHECK(*cfg.spec.diameter == 0.1);
   CHECK(cfg.spec.adjacency == Adjacency::Remove);
+  CHECK_FALSE(cfg.spec.gradients_norm_bounded);
+  CHECK(parse_config_text(with(sgd, "adjacency", "adjacency = \"remove\"\nlipschitz_loss = true"), "t").spec.gradients_norm_bounded);
+  check_error(with(sgd, "adjacency", "adjacency = \"remove\"\nlipschitz_loss = 1"), "domain.lipschitz_loss", "1", "true or false");
   CHECK(*cfg.spec.report_delta == 1e-5);
   // DP-SGD: sigma_C21 = sqrt(eta/2) z S_g / (2 b) (math.md s.1, Ye & Shokri App. F corrected).
   std::string z = sgd;
