@@ -293,18 +293,24 @@ AnalysisResult altschuler_talwar_b1(const TrainingRun& run) {
   return r;
 }
 
+/// The checks (B.2) and (B.3) share: a valid run, fresh batches, a diameter, and for b < n the
+/// declared norm bound that amplification by sampling needs.
+static std::optional<std::string> sampled_bound_problem(const TrainingRun& run, const char* bound) {
+  if (auto p = training_run_problem(run)) return p;
+  if (auto p = sgd_sampling_problem(run, bound)) return p;
+  if (auto p = diameter_problem(run, bound)) return p;
+  if (run.batch_size < static_cast<std::int64_t>(run.n)) return sampling_amplification_problem(run);
+  return std::nullopt;
+}
+
 AnalysisResult altschuler_talwar_b2(const TrainingRun& run) {
   const std::string name = "altschuler-talwar-b2";
   const std::string citation =
       std::string("Altschuler & Talwar 2022, (B.2) (App. B.2, L768-778; (3.7) with the noise "
                   "split optimised), projected noisy SGD with fresh uniform batches, convex, "
-                  "eta <= 2/M; S_alpha = MTZ19 A_alpha >= A&T Def. 2.10; b < n assumes per-record "
-                  "gradient norms <= S_g/2 (A&T's L-Lipschitz)") + kUnits;
-  if (auto p = training_run_problem(run)) return refused(name, citation, *p);
-  if (auto p = sgd_sampling_problem(run, "(B.2)")) return refused(name, citation, *p);
-  if (auto p = diameter_problem(run, "(B.2)")) return refused(name, citation, *p);
-  if (run.batch_size < static_cast<std::int64_t>(run.n))
-    if (auto p = sampling_amplification_problem(run)) return refused(name, citation, *p);
+                  "eta <= 2/M; S_alpha = MTZ19 A_alpha >= A&T Def. 2.10; b < n needs per-record "
+                  "gradient norms <= S_g/2 (A&T's L-Lipschitz, [domain] lipschitz_loss)") + kUnits;
+  if (auto p = sampled_bound_problem(run, "(B.2)")) return refused(name, citation, *p);
   if (auto p = convex_smooth_problem(run)) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
   auto r = applied(name, citation,
@@ -324,12 +330,8 @@ AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
       std::string("Altschuler & Talwar 2022, (B.3) (App. B.3, L780-794; Prop. 5.4 with the a_t of "
                   "footnote 11), strongly convex; c = max(|1 - eta m|, |1 - eta M|) (= (kappa-1)/"
                   "(kappa+1) at eta = 2/(M+m), Lemma 5.3); window from L790 with (1 - c^2) "
-                  "(digest erratum 13); b < n assumes per-record gradient norms <= S_g/2") + kUnits;
-  if (auto p = training_run_problem(run)) return refused(name, citation, *p);
-  if (auto p = sgd_sampling_problem(run, "(B.3)")) return refused(name, citation, *p);
-  if (auto p = diameter_problem(run, "(B.3)")) return refused(name, citation, *p);
-  if (run.batch_size < static_cast<std::int64_t>(run.n))
-    if (auto p = sampling_amplification_problem(run)) return refused(name, citation, *p);
+                  "(digest erratum 13); b < n needs per-record gradient norms <= S_g/2 ([domain] lipschitz_loss)") + kUnits;
+  if (auto p = sampled_bound_problem(run, "(B.3)")) return refused(name, citation, *p);
   if (auto p = strongly_convex_problem(run, "(B.3)")) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
   const double c = at::contraction_factor(run.eta, run.lambda, run.beta);
