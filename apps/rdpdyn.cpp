@@ -13,19 +13,23 @@
 #include <filesystem>
 #include <iostream>
 
-#include "io/calibrate.hpp"
-#include "io/compare.hpp"
+#include <petscsys.h>
+
+#include <optional>
+
+#include "commands/calibrate.hpp"
+#include "commands/compare.hpp"
+#include "commands/convergence_study.hpp"
+#include "commands/solve.hpp"
+#include "io/calibration_output.hpp"
+#include "io/comparison_output.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_output.hpp"
 #include "io/json_output.hpp"
-#include "io/run.hpp"
 #include "models/spec_error.hpp"
 #include "rdpdyn_version.hpp"
+#include "solver/engine_registry.hpp"
 #include "solver/petsc_session.hpp"
-
-#include <petscsys.h>
-#include <optional>
-#include "validation/convergence_study.hpp"
 #include "validation/theorem_suite.hpp"
 
 namespace {
@@ -61,8 +65,10 @@ void check_output_directory(const std::string& output) {
 int run_solve(const std::string& config_path, const std::string& output, bool json, int rank) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
   check_output_directory(output);
-  const auto hdf5 = output.empty() ? std::nullopt : std::optional<std::filesystem::path>(output);
-  const rdpdyn::RunReport report = rdpdyn::solve_run(config, hdf5, PETSC_COMM_WORLD);
+  const rdpdyn::EngineRegistry engines = rdpdyn::engine_registry(PETSC_COMM_WORLD);
+  std::optional<rdpdyn::Hdf5ReportSink> hdf5;
+  if (!output.empty() && rank == 0) hdf5.emplace(output);  // one writer
+  const rdpdyn::RunReport report = rdpdyn::solve_run(config, engines, hdf5 ? &*hdf5 : nullptr);
   if (rank != 0) return 0;  // one writer
   if (json) std::cout << rdpdyn::report_to_json(report) << std::endl;
   if (!json) print_summary(report);
@@ -85,7 +91,7 @@ int run_convergence(const std::string& config_path, int grids, int rank) {
 int run_compare(const std::string& config_path, const std::string& output, bool json, int rank) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
   check_output_directory(output);
-  const rdpdyn::Comparison comparison = rdpdyn::run_comparison(config, PETSC_COMM_WORLD);
+  const rdpdyn::Comparison comparison = rdpdyn::run_comparison(config, rdpdyn::engine_registry(PETSC_COMM_WORLD));
   if (rank != 0) return 0;
   if (!output.empty()) rdpdyn::write_comparison_hdf5(output, comparison, config);
   if (json)
@@ -97,7 +103,7 @@ int run_compare(const std::string& config_path, const std::string& output, bool 
 
 int run_calibrate(const std::string& config_path, const rdpdyn::CalibrationRequest& request, bool json, int rank) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
-  const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, PETSC_COMM_WORLD);
+  const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, rdpdyn::engine_registry(PETSC_COMM_WORLD));
   if (rank != 0) return 0;
   std::cout << (json ? rdpdyn::calibration_to_json(outcome) : rdpdyn::calibration_summary(outcome)) << std::endl;
   return 0;
@@ -156,6 +162,9 @@ int main(int argc, char** argv) {
   calibrate->add_option("--max-steps", calibration.max_steps, "Largest number of steps tried (--for steps)");
   calibrate->add_flag("--json", calibrate_json, "Print the result as one JSON object");
   calibrate->allow_extras();
+  bool analyses_json = false;
+  auto* analyses = app.add_subcommand("analyses", "List the registered analyses: name, status, citation");
+  analyses->add_flag("--json", analyses_json, "Print the registry as JSON");
   auto* validate = app.add_subcommand("validate", "Run the built-in theorem suite against the engine");
   std::string convergence_config;
   int grids = 4;
@@ -172,6 +181,10 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*analyses) {
+      std::cout << (analyses_json ? rdpdyn::analysis_registry_json() + "\n" : rdpdyn::analysis_registry_table());
+      return 0;
+    }
     rdpdyn::PetscSession petsc(&argc, &argv);
     if (*solve) return run_solve(config_path, output, json, petsc.rank());
     if (*compare) return run_compare(compare_config, compare_output, compare_json, petsc.rank());

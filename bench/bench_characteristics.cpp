@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "io/config.hpp"
-#include "io/run.hpp"
+#include "commands/solve.hpp"
 #include "models/privacy_model.hpp"
 #include "solver/characteristics_engine.hpp"
 
@@ -58,8 +58,10 @@ BENCHMARK(BM_LongSchedule_Constant_FixedGamma)->Arg(1)->Arg(1000)->Unit(benchmar
 /// The Figure 1 example end to end (parse, build, solve, closed forms), without file output.
 void BM_Figure1Example(benchmark::State& state) {
   const RunConfig cfg = load_config(RDPDYN_SOURCE_DIR "/examples/figure1_lambda1.toml");
+  EngineRegistry engines;
+  engines.add(make_characteristics_engine());
   for (auto _ : state) {
-    RunReport report = solve_run(cfg);
+    RunReport report = solve_run(cfg, engines);
     benchmark::DoNotOptimize(report.solution.R.data());
   }
 }

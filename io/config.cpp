@@ -564,10 +564,17 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
   }
   if (root.has("report")) {
     const Section r = root.table("report");
-    r.allow_only({"delta"});
-    const double delta = r.number("delta");
-    if (!(delta > 0.0 && delta < 1.0)) throw SpecError(r.key("delta"), format_number(delta), "must be in (0, 1)");
-    spec.report_delta = delta;
+    r.allow_only({"delta", "include_disputed"});
+    if (r.has("delta")) {
+      const double delta = r.number("delta");
+      if (!(delta > 0.0 && delta < 1.0)) throw SpecError(r.key("delta"), format_number(delta), "must be in (0, 1)");
+      spec.report_delta = delta;
+    }
+    if (r.has("include_disputed")) {
+      const auto& v = r.at("include_disputed");
+      if (!v.is_boolean()) throw SpecError(r.key("include_disputed"), describe(v), "must be true or false");
+      spec.include_disputed = v.as_boolean();
+    }
   }
   if (root.has("initial")) spec.initial = parse_initial(root.table("initial"));
   if (root.has("events")) spec.events = parse_events(root, spec.total_steps());

@@ -3,20 +3,10 @@
 #include <filesystem>
 #include <string>
 
-#include "models/run_spec.hpp"
-#include "solver/finite_difference_grid.hpp"
+#include "models/run_config.hpp"
 
 namespace rdpdyn {
 
-/// A parsed configuration: the run and the engine settings, plus the text for the metadata.
-struct RunConfig {
-  RunSpec spec;
-  std::string engine = "characteristics";
-  double integration_rtol = 1e-10;
-  FiniteDifferenceGrid grid;  ///< used by engine = "finite-difference"
-  std::string text;  ///< the configuration, verbatim
-  std::string path;
-};
 
 /// Parses and validates a configuration. Throws SpecError (key, value, rule) on any unknown key,
 /// wrong type, out-of-range or non-finite value, and on violated model assumptions.

@@ -8,16 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "io/run_report.hpp"
+#include "commands/run_report.hpp"
+#include "commands/solve.hpp"
 
 namespace rdpdyn {
 
-/// A 2-D dataset streamed row by row beside /R (same shape), e.g. the finite-difference value.
-struct RowSeriesSpec {
-  std::string name;  ///< dataset /extras/<name>: non-empty, unique among the extras, no '/'
-  std::string description;
-  std::string units;
-};
 
 /// Writes a report record by record, so a long solve holds one row in memory, not all of them.
 /// Written by one process (rank 0) with the default sec2 driver. Every failure throws
@@ -52,6 +47,28 @@ class Hdf5ReportStream {
  private:
   struct State;  // keeps <H5Cpp.h> out of this header
   std::unique_ptr<State> state_;
+};
+
+/// `rdpdyn solve`'s records streamed to `path` (an Hdf5ReportStream opened at begin()).
+class Hdf5ReportSink final : public ReportSink {
+ public:
+  explicit Hdf5ReportSink(std::filesystem::path path) : path_(std::move(path)) {}
+  void begin(const RunMetadata& metadata, std::span<const double> orders,
+             const std::vector<RowSeriesSpec>& row_series) override {
+    stream_ = std::make_unique<Hdf5ReportStream>(path_, std::vector<double>(orders.begin(), orders.end()),
+                                                 metadata, row_series);
+  }
+  void record(const EngineRecord& row) override {
+    stream_->append_record(row.step, row.t, row.lsi_constant, row.R, row.extras);
+  }
+  void finish(const std::vector<ClosedFormCurves>& closed_forms, const std::vector<PerOrderVector>& per_order,
+              const std::map<std::string, std::string>& attributes) override {
+    stream_->finish(closed_forms, per_order, attributes);
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::unique_ptr<Hdf5ReportStream> stream_;
 };
 
 /// Writes `report` to `path` atomically through an Hdf5ReportStream: on failure no file is

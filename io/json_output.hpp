@@ -2,7 +2,7 @@
 // The `--json` summary of a run: one JSON object on stdout.
 #include <string>
 
-#include "io/run_report.hpp"
+#include "commands/run_report.hpp"
 
 namespace rdpdyn {
 

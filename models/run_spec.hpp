@@ -11,7 +11,7 @@
 #include "dynamics/lsi_schedule.hpp"
 #include "dynamics/step_event.hpp"
 #include "models/training_run.hpp"
-#include "solver/solution.hpp"
+#include "dynamics/solution.hpp"
 
 namespace rdpdyn {
 
@@ -118,6 +118,7 @@ struct RunSpec {
   Adjacency adjacency = Adjacency::Replace; ///< [domain] adjacency
   bool gradients_norm_bounded = false;      ///< [domain] lipschitz_loss: per-record gradient norms <= S_g/2
   std::optional<double> report_delta;       ///< [report] delta: add epsilon at this delta
+  bool include_disputed = false;            ///< [report] include_disputed: disputed analyses may be best
   std::optional<QuadraticLoss> quadratic;   ///< algorithm.loss = "quadratic"
 
   std::int64_t total_steps() const;

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "numerics/format_number.hpp"
+
 namespace rdpdyn {
 
 class SpecError : public std::invalid_argument {
@@ -17,8 +19,5 @@ class SpecError : public std::invalid_argument {
  private:
   std::string key_, value_, rule_;
 };
-
-/// Shortest round-trip text of a number, for messages.
-std::string format_number(double x);
 
 }  // namespace rdpdyn

@@ -1,6 +1,6 @@
 #pragma once
 // A configured training run as every analysis of `rdpdyn compare` sees it, in C21 units
-// (math.md section 1), and the result each analysis returns.
+// (docs/math.md section 1).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +30,9 @@ inline const char* batch_sampling_name(BatchSampling s) {
 /// Neighbouring datasets: one record replaced (same size) or one record removed/added.
 enum class Adjacency { Replace, Remove };
 
+/// The configuration's name of an adjacency ("replace", "remove").
+inline const char* adjacency_name(Adjacency a) { return a == Adjacency::Replace ? "replace" : "remove"; }
+
 struct TrainingRun {
   double n = 0.0;                  ///< dataset size
   std::int64_t batch_size = 0;     ///< b (b = n for full batch)
@@ -45,7 +48,7 @@ struct TrainingRun {
   /// Declared by the user: every per-record gradient has norm <= S_g / 2 (an L-Lipschitz loss with
   /// S_g = 2L). Amplification by sampling for fixed-size batches (composition-sgm, A&T (B.2)/(B.3)
   /// with b < n) is evaluated only then: with S_g bounding only gradient differences the Poisson
-  /// value is not an upper bound (models/composition_accountants.cpp).
+  /// value is not an upper bound (analyses/composition.cpp).
   bool gradients_norm_bounded = false;
   Adjacency adjacency = Adjacency::Replace;
   std::vector<double> orders;      ///< Rényi orders alpha > 1
@@ -53,14 +56,5 @@ struct TrainingRun {
   std::int64_t batches_per_epoch() const { return static_cast<std::int64_t>(n) / batch_size; }
 };
 
-/// One analysis of a run: whether its assumptions hold (if not, which one fails and why) and,
-/// if they do, its bound on R_alpha at every order (nats).
-struct AnalysisResult {
-  std::string name;      ///< stable identifier "<first-author>-<result>", e.g. "ye-shokri-thm3.3"
-  std::string citation;  ///< paper and equation
-  bool applies = false;
-  std::string reason;    ///< when !applies: the assumption that fails; else a short note
-  std::vector<double> R; ///< per order; empty when !applies
-};
 
 }  // namespace rdpdyn

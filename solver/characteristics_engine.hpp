@@ -13,7 +13,7 @@
 #include "dynamics/initial_curve.hpp"
 #include "dynamics/privacy_program.hpp"
 #include "solver/interval_flow.hpp"
-#include "solver/solution.hpp"
+#include "dynamics/solution.hpp"
 
 namespace rdpdyn {
 
@@ -38,4 +38,11 @@ Solution solve_by_characteristics(const PrivacyProgram& program, const InitialCu
                                   std::span<const double> orders,
                                   const CharacteristicsOptions& options = {});
 
+}  // namespace rdpdyn
+
+#include <memory>
+#include "solver/engine.hpp"
+namespace rdpdyn {
+/// The characteristics engine behind the Engine interface (name "characteristics").
+std::unique_ptr<Engine> make_characteristics_engine();
 }  // namespace rdpdyn

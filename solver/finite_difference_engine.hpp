@@ -14,7 +14,7 @@
 #include "dynamics/privacy_program.hpp"
 #include "solver/finite_difference_grid.hpp"
 #include "solver/interval_flow.hpp"
-#include "solver/solution.hpp"
+#include "dynamics/solution.hpp"
 
 namespace rdpdyn {
 
@@ -50,4 +50,12 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
                                                     const FiniteDifferenceOptions& options,
                                                     const FiniteDifferenceSink& sink);
 
+}  // namespace rdpdyn
+
+#include <memory>
+#include "solver/engine.hpp"
+namespace rdpdyn {
+/// The finite-difference engine behind the Engine interface (name "finite-difference"), collective
+/// over `comm`: records reach the observer on rank 0; EngineSummary::final_R is on every rank.
+std::unique_ptr<Engine> make_finite_difference_engine(MPI_Comm comm);
 }  // namespace rdpdyn

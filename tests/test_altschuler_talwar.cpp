@@ -9,11 +9,11 @@
 #include <limits>
 #include <vector>
 
-#include "models/altschuler_talwar.hpp"
-#include "models/composition_accountants.hpp"
+#include "analyses/altschuler_talwar_2022.hpp"
+#include "analyses/composition.hpp"
 #include "models/noise_units.hpp"
-#include "models/sampled_gaussian.hpp"
-#include "validation/closed_forms.hpp"
+#include "accounting/sampled_gaussian.hpp"
+#include "analyses/chourasia_2021_closed_forms.hpp"
 
 using namespace rdpdyn;
 namespace at = rdpdyn::altschuler_talwar;

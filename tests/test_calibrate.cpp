@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <string>
 
-#include "io/calibrate.hpp"
-#include "io/compare.hpp"
+#include "commands/calibrate.hpp"
+#include "commands/compare.hpp"
+#include "io/calibration_output.hpp"
+#include "solver/engine_registry.hpp"
 #include "io/config.hpp"
 #include "models/noise_units.hpp"
 #include "models/spec_error.hpp"
@@ -40,7 +42,7 @@ RunConfig config_of(const std::string& text) { return parse_config_text(text, "t
 
 /// epsilon of one analysis (or "best") of `compare`, evaluated independently of calibrate.
 double epsilon_of(const std::string& text, const std::string& analysis) {
-  const Comparison c = run_comparison(config_of(text), MPI_COMM_SELF);
+  const Comparison c = run_comparison(config_of(text), engine_registry(MPI_COMM_SELF));
   if (analysis == "best") return c.best_epsilon;
   for (const auto& e : c.entries)
     if (e.result.name == analysis) {
@@ -56,7 +58,7 @@ double g(double alpha) { return std::log1p(-1 / alpha) - (std::log(kDelta) + std
 
 SpecError error_of(const RunConfig& cfg, const CalibrationRequest& r) {
   try {
-    calibrate_run(cfg, r, MPI_COMM_SELF);
+    calibrate_run(cfg, r, engine_registry(MPI_COMM_SELF));
   } catch (const SpecError& e) {
     return e;
   }
@@ -68,7 +70,7 @@ SpecError error_of(const RunConfig& cfg, const CalibrationRequest& r) {
 
 TEST_CASE("Sigma for C21 Cor 1 matches its closed form and sits at the threshold", "[calibrate]") {
   const RunConfig cfg = config_of(figure1(0.02));
-  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, MPI_COMM_SELF);
+  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(o));
 
   // C21 Cor 1: R = alpha A / sigma^2, A = S_g^2 / (lambda n^2) (1 - e^{-lambda eta K / 2}), so
@@ -90,8 +92,8 @@ TEST_CASE("Sigma for C21 Cor 1 matches its closed form and sits at the threshold
 
 TEST_CASE("Sigma for the tightest analysis needs no more noise than any one analysis", "[calibrate]") {
   const RunConfig cfg = config_of(figure1(0.02));
-  const CalibrationOutcome best = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma}, MPI_COMM_SELF);
-  const CalibrationOutcome cor1 = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, MPI_COMM_SELF);
+  const CalibrationOutcome best = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome cor1 = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(best));
   CHECK(best.analysis_used == "best");
   CHECK_FALSE(best.tightest.empty());
@@ -110,7 +112,7 @@ TEST_CASE("Sigma of a schedule scales every phase by one factor", "[calibrate]")
     std::string t = figure1(s, 200, schedule(s));
     return t.replace(t.find("strongly-convex"), 15, "recursion");
   };
-  const CalibrationOutcome o = calibrate_run(config_of(text(0.02)), {2.0, kDelta, CalibrationTarget::Sigma, "pdi"}, MPI_COMM_SELF);
+  const CalibrationOutcome o = calibrate_run(config_of(text(0.02)), {2.0, kDelta, CalibrationTarget::Sigma, "pdi"}, engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(o));
   CHECK(epsilon_of(text(o.sigma), "pdi") <= 2.0);
   CHECK(epsilon_of(text(o.sigma * (1 - 1e-6)), "pdi") > 2.0);
@@ -118,7 +120,7 @@ TEST_CASE("Sigma of a schedule scales every phase by one factor", "[calibrate]")
 
 TEST_CASE("Steps for Gaussian composition are the floor of the closed form", "[calibrate]") {
   const RunConfig cfg = config_of(figure1(0.02));
-  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Steps, "composition-gaussian"}, MPI_COMM_SELF);
+  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Steps, "composition-gaussian"}, engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(o));
 
   // R = K alpha c with c = eta S_g^2 / (4 n^2 sigma^2) (C21 App. E): epsilon <= 1 iff
@@ -140,7 +142,7 @@ TEST_CASE("Noisy SGD reports the DP-SGD noise multiplier", "[calibrate]") {
       "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nbatch_size = 100\nsteps = 100\n"
       "eta = 0.02\nsigma = 0.01\nn = 1000\nsensitivity = 4.0\n"
       "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n[domain]\nlipschitz_loss = true\n");
-  const CalibrationOutcome o = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, MPI_COMM_SELF);
+  const CalibrationOutcome o = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(o));
   REQUIRE(o.noise_multiplier);
   CHECK(*o.noise_multiplier == Approx(noise_units::dpsgd_multiplier_from_c21_sigma(o.sigma, kEta, kSg, 100)));

@@ -4,7 +4,7 @@
 
 #include "models/privacy_model.hpp"
 #include "solver/characteristics_engine.hpp"
-#include "validation/closed_forms.hpp"
+#include "analyses/chourasia_2021_closed_forms.hpp"
 
 using namespace rdpdyn;
 

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "validation/closed_forms.hpp"
+#include "analyses/chourasia_2021_closed_forms.hpp"
 
 using namespace rdpdyn;
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "models/epsilon_delta.hpp"
+#include "accounting/epsilon_delta.hpp"
 
 using namespace rdpdyn;
 

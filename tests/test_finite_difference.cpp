@@ -10,8 +10,8 @@
 #include "models/privacy_model.hpp"
 #include "solver/characteristics_engine.hpp"
 #include "solver/finite_difference_engine.hpp"
-#include "validation/closed_forms.hpp"
-#include "validation/convergence_study.hpp"
+#include "analyses/chourasia_2021_closed_forms.hpp"
+#include "commands/convergence_study.hpp"
 
 using namespace rdpdyn;
 

@@ -8,7 +8,7 @@
 
 #include "models/quadratic_exact.hpp"
 #include "solver/characteristics_engine.hpp"
-#include "validation/closed_forms.hpp"
+#include "analyses/chourasia_2021_closed_forms.hpp"
 
 using namespace rdpdyn;
 using namespace rdpdyn::quadratic;

@@ -1,4 +1,4 @@
-// The sampled Gaussian mechanism S_alpha(q, sigma) (models/sampled_gaussian.hpp) against its
+// The sampled Gaussian mechanism S_alpha(q, sigma) (accounting/sampled_gaussian.hpp) against its
 // defining integral, integrated here in 50-digit arithmetic, and against the exact finite binomial
 // sum for integer orders; identities, monotonicity, input validation.
 // Boost 1.74's tanh_sinh falls through from its left-endpoint branch and can then trip its own
@@ -17,7 +17,7 @@
 #include <limits>
 #include <vector>
 
-#include "models/sampled_gaussian.hpp"
+#include "accounting/sampled_gaussian.hpp"
 
 using namespace rdpdyn;
 using mp = boost::multiprecision::cpp_bin_float_50;
@@ -77,7 +77,7 @@ double S_binomial_exact(double q_in, double s_in, int a) {
 
 // D_alpha(P || P') for P = (1-q) N(a, z^2 I) + q N(c, z^2 I), P' = (1-q) N(a, z^2 I) + q N(c', z^2 I)
 // in R^2 (the pair one step of fixed-size sampling without replacement reduces to under replace
-// adjacency, models/composition_accountants.cpp): int P^alpha P'^(1-alpha), product Gauss-Legendre
+// adjacency, analyses/composition.cpp): int P^alpha P'^(1-alpha), product Gauss-Legendre
 // on a box that holds the tilted mass (around alpha c + (1 - alpha) a).
 using Point = std::array<double, 2>;
 double three_point_rdp(double q, double z, double alpha, Point a, Point c, Point cp) {
@@ -262,7 +262,7 @@ TEST_CASE("Invalid inputs are rejected with the offending value", "[sgm]") {
 
 TEST_CASE("Fixed-size sampling, replace adjacency: the three-mean configurations vs S_alpha", "[sgm][composition]") {
   // One step reduces to P = (1-q) N(a) + q N(c), P' = (1-q) N(a) + q N(c') with the three means
-  // pairwise within Delta = 1 (models/composition_accountants.cpp). S_alpha(q, z) is the case
+  // pairwise within Delta = 1 (analyses/composition.cpp). S_alpha(q, z) is the case
   // c' = a, |c - a| = 1 (checked: the quadrature reproduces it).
   for (double q : {0.05, 0.3})
     for (double z : {0.7, 2.0})

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/noise_units.hpp"
-#include "models/ye_shokri.hpp"
+#include "analyses/ye_shokri_2022.hpp"
 
 using namespace rdpdyn;
 namespace ys = rdpdyn::ye_shokri;

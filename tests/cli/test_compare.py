@@ -18,9 +18,11 @@ from checks import check, finish  # noqa: E402
 import h5py  # noqa: E402
 
 RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
-NAMES = ["chourasia-thm2", "chourasia-cor1", "chourasia-cor2", "ye-shokri-thm3.3", "ye-shokri-thm4.2",
-         "ye-shokri-thm4.3", "ye-shokri-d6", "altschuler-talwar-b1", "altschuler-talwar-b2",
-         "altschuler-talwar-b3", "pabi-strongly-convex", "composition-gaussian", "composition-sgm", "pdi"]
+# The registry, as the tool lists it (no names copied here).
+REGISTRY = json.loads(subprocess.run([RDPDYN, "analyses", "--json"], capture_output=True, text=True,
+                                     check=True).stdout)
+NAMES = [a["name"] for a in REGISTRY]
+STATUS = {a["name"]: a["status"] for a in REGISTRY}
 
 
 def compare(example, *extra):
@@ -40,10 +42,14 @@ def layout(example, obj):
                   all(x <= y * (1 + 1e-12) for x, y in zip(a["R"], a["R"][1:])), a["R"])
         else:
             check(f"{example}: {a['name']} says why it does not apply", len(a["reason"]) > 10, a["reason"])
-    valid = [a for a in obj["analyses"] if a["applies"]]
+    for a in obj["analyses"]:
+        check(f"{example}: {a['name']} carries its status", a["status"] in ("published", "derived", "disputed"),
+              a["status"])
+    valid = [a for a in obj["analyses"] if a["applies"]
+             and (a["status"] != "disputed" or obj["include_disputed"])]
     mins = [min(a["R"][j] for a in valid) for j in range(len(obj["orders"]))]
-    check(f"{example}: best.R is the pointwise minimum", obj["best"]["R"] == mins)
-    check(f"{example}: best names a valid analysis", obj["best"]["name"] in [a["name"] for a in valid])
+    check(f"{example}: best.R is the pointwise minimum of the eligible analyses", obj["best"]["R"] == mins)
+    check(f"{example}: best names an eligible valid analysis", obj["best"]["name"] in [a["name"] for a in valid])
     return {a["name"]: a for a in obj["analyses"]}
 
 
@@ -89,6 +95,25 @@ with tempfile.TemporaryDirectory() as tmp:
     a = layout("plateau", obj)
     check("plateau: an A&T bound applies", any(a[n]["applies"] for n in NAMES if n.startswith("altschuler")),
           {n: a[n]["reason"] for n in NAMES if n.startswith("altschuler")})
+    check("plateau: (B.2) is disputed, with where", a["altschuler-talwar-b2"]["status"] == "disputed"
+          and "Step 3b" in a["altschuler-talwar-b2"]["status_note"], a["altschuler-talwar-b2"])
+    check("plateau: a disputed bound is not best", obj["best"]["status"] != "disputed", obj["best"])
+    check("plateau: (B.2) would be tighter than best", a["altschuler-talwar-b2"]["epsilon"] < obj["best"]["epsilon"])
+    table = compare("altschuler_talwar_plateau.toml").stdout
+    check("plateau table: status column and meaning", "disputed" in table and "suspected gap" in table, table)
+    # With include_disputed, (B.2) may be best and the output says so.
+    text = open(os.path.join(SOURCE, "examples", "altschuler_talwar_plateau.toml")).read()
+    text = text.replace("[report]\n", "[report]\ninclude_disputed = true\n")
+    included = os.path.join(tmp, "plateau_disputed.toml")
+    open(included, "w").write(text)
+    r = subprocess.run([RDPDYN, "compare", included, "--json"], capture_output=True, text=True, timeout=900)
+    obj2 = json.loads(r.stdout)
+    layout("plateau-included", obj2)
+    check("plateau included: (B.2) is best, marked disputed",
+          obj2["best"]["name"] == "altschuler-talwar-b2" and obj2["best"]["status"] == "disputed"
+          and obj2["include_disputed"], obj2["best"])
+    table = subprocess.run([RDPDYN, "compare", included], capture_output=True, text=True, timeout=900).stdout
+    check("plateau included table warns", "DISPUTED" in table, table[-600:])
 
     # Quadratic loss: the exact divergence is a lower bound of every valid analysis, and the
     # tool's PDI (exact LSI schedule, optimal gamma) attains it.

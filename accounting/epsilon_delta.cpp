@@ -1,0 +1,251 @@
+#include "accounting/epsilon_delta.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace rdpdyn {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string str(double x) {
+  std::ostringstream s;
+  s.precision(12);
+  s << x;
+  return s.str();
+}
+
+void check_order(double alpha, double rdp) {
+  if (!(alpha > 1.0) || std::isinf(alpha))
+    throw std::invalid_argument("RDP conversion: order alpha = " + str(alpha) + " must be finite and > 1");
+  if (!(rdp >= 0.0))
+    throw std::invalid_argument("RDP conversion: R = " + str(rdp) + " at order " + str(alpha) +
+                                " must be >= 0 (+infinity allowed)");
+}
+
+void check_delta(double delta) {
+  if (!(delta > 0.0 && delta < 1.0))
+    throw std::invalid_argument("RDP conversion: delta = " + str(delta) + " must lie in (0, 1)");
+}
+
+void check_epsilon(double epsilon) {
+  if (!(epsilon >= 0.0) || std::isinf(epsilon))
+    throw std::invalid_argument("RDP conversion: epsilon = " + str(epsilon) + " must be finite and >= 0");
+}
+
+void check_grid(std::span<const double> orders, std::span<const double> rdp) {
+  if (orders.empty()) throw std::invalid_argument("RDP conversion: the order grid is empty");
+  if (orders.size() != rdp.size())
+    throw std::invalid_argument("RDP conversion: " + std::to_string(orders.size()) + " orders but " +
+                                std::to_string(rdp.size()) + " RDP values");
+}
+
+double log_delta_improved(double alpha, double rdp, double epsilon) {
+  // Balle et al. 2020 Thm 21 solved for log delta; log1p keeps log(1 - 1/alpha) accurate.
+  return (alpha - 1.0) * (rdp - epsilon + std::log1p(-1.0 / alpha)) - std::log(alpha);
+}
+
+}  // namespace
+
+double epsilon_mironov(double alpha, double rdp, double delta) {
+  check_order(alpha, rdp);
+  check_delta(delta);
+  // Mironov 2017 (Rényi Differential Privacy, CSF), Prop. 3.
+  return rdp - std::log(delta) / (alpha - 1.0);
+}
+
+double epsilon_improved(double alpha, double rdp, double delta) {
+  check_order(alpha, rdp);
+  check_delta(delta);
+  // Balle, Barthe, Gaboardi, Hsu & Sato 2020 (AISTATS), Thm 21; equivalently Canonne, Kamath &
+  // Steinke 2020 (arXiv:2004.00010 v4), Prop. 12. Can be negative for tiny R: clamp (monotone in eps).
+  const double eps = rdp + std::log1p(-1.0 / alpha) - (std::log(delta) + std::log(alpha)) / (alpha - 1.0);
+  return std::max(0.0, eps);
+}
+
+double rdp_to_epsilon(RdpConversion conversion, double alpha, double rdp, double delta) {
+  return conversion == RdpConversion::Mironov ? epsilon_mironov(alpha, rdp, delta)
+                                              : epsilon_improved(alpha, rdp, delta);
+}
+
+double delta_mironov(double alpha, double rdp, double epsilon) {
+  check_order(alpha, rdp);
+  check_epsilon(epsilon);
+  // Mironov 2017 Prop. 3 solved for delta.
+  if (std::isinf(rdp)) return 1.0;
+  return std::min(1.0, std::exp((alpha - 1.0) * (rdp - epsilon)));
+}
+
+double delta_improved(double alpha, double rdp, double epsilon) {
+  check_order(alpha, rdp);
+  check_epsilon(epsilon);
+  // CKS 2020 Prop. 12 in its delta form: delta = exp((alpha-1)(R-eps)) (1-1/alpha)^alpha / (alpha-1).
+  if (std::isinf(rdp)) return 1.0;
+  return std::min(1.0, std::exp(log_delta_improved(alpha, rdp, epsilon)));
+}
+
+double rdp_to_delta(RdpConversion conversion, double alpha, double rdp, double epsilon) {
+  return conversion == RdpConversion::Mironov ? delta_mironov(alpha, rdp, epsilon)
+                                              : delta_improved(alpha, rdp, epsilon);
+}
+
+EpsilonAtOrder best_epsilon(std::span<const double> orders, std::span<const double> rdp,
+                            double delta, RdpConversion conversion) {
+  check_grid(orders, rdp);
+  EpsilonAtOrder best{kInf, kNaN};
+  for (std::size_t j = 0; j < orders.size(); ++j) {
+    // Every order certifies its own epsilon; the smallest is the best (math.md section 4).
+    const double eps = rdp_to_epsilon(conversion, orders[j], rdp[j], delta);
+    if (eps < best.epsilon) best = {eps, orders[j]};
+  }
+  best.epsilon = std::max(0.0, best.epsilon);
+  return best;
+}
+
+DeltaAtOrder best_delta(std::span<const double> orders, std::span<const double> rdp,
+                        double epsilon, RdpConversion conversion) {
+  check_grid(orders, rdp);
+  DeltaAtOrder best{kInf, kNaN};
+  for (std::size_t j = 0; j < orders.size(); ++j) {
+    const double d = rdp_to_delta(conversion, orders[j], rdp[j], epsilon);
+    if (d < best.delta) best = {d, orders[j]};
+  }
+  return best;
+}
+
+// ---- calibration -------------------------------------------------------------------------------
+
+namespace {
+
+void check_target(const PrivacyTarget& t) {
+  check_epsilon(t.epsilon);
+  check_delta(t.delta);
+}
+
+std::string describe(const PrivacyTarget& t) {
+  return "epsilon <= " + str(t.epsilon) + " at delta = " + str(t.delta) +
+         (t.conversion == RdpConversion::Mironov ? " (Mironov conversion)" : " (improved conversion)");
+}
+
+std::string describe(const EpsilonAtOrder& e) {
+  return "epsilon = " + str(e.epsilon) + " at order " + str(e.order);
+}
+
+EpsilonAtOrder evaluate(const std::vector<double>& rdp, std::span<const double> orders,
+                        const PrivacyTarget& target, const std::string& where) {
+  for (double r : rdp)
+    if (std::isnan(r)) throw std::invalid_argument("calibration: the RDP curve at " + where + " contains NaN");
+  try {
+    return best_epsilon(orders, rdp, target.delta, target.conversion);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("calibration: the RDP curve at " + where + ": " + e.what());
+  }
+}
+
+/// Bisection on [lo, hi] for the boundary between feasible and infeasible parameters.
+/// `feasible_high`: the target is met at the high end (noise) or at the low end (time).
+CalibrationResult bisect(const RdpCurveOf& rdp_of, std::span<const double> orders,
+                         const PrivacyTarget& target, double lo, double hi,
+                         const CalibrationOptions& opt, bool feasible_high, const char* name) {
+  check_target(target);
+  if (!rdp_of) throw std::invalid_argument(std::string(name) + ": no RDP curve given");
+  if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi))
+    throw std::invalid_argument(std::string(name) + ": the bracket [" + str(lo) + ", " + str(hi) +
+                                "] must be finite with lo < hi");
+  if (!(opt.relative_tolerance >= 0.0) || !(opt.absolute_tolerance >= 0.0) || opt.max_iterations < 1)
+    throw std::invalid_argument(std::string(name) + ": tolerances must be >= 0 and max_iterations >= 1");
+
+  auto eps_at = [&](double x) { return evaluate(rdp_of(x), orders, target, "parameter = " + str(x)); };
+  const EpsilonAtOrder at_lo = eps_at(lo), at_hi = eps_at(hi);
+  const bool ok_lo = at_lo.epsilon <= target.epsilon, ok_hi = at_hi.epsilon <= target.epsilon;
+  const double good_end = feasible_high ? hi : lo, bad_end = feasible_high ? lo : hi;
+  if (!(feasible_high ? ok_hi : ok_lo))
+    throw std::domain_error(std::string(name) + ": the target " + describe(target) + " is not met at " +
+                            (feasible_high ? "the upper" : "the lower") + " end parameter = " +
+                            str(good_end) + " (" + describe(feasible_high ? at_hi : at_lo) + "): " +
+                            (feasible_high ? "raise the upper end" : "lower the lower end"));
+  if (feasible_high ? ok_lo : ok_hi)
+    throw std::domain_error(std::string(name) + ": the target " + describe(target) + " is already met at " +
+                            (feasible_high ? "the lower" : "the upper") + " end parameter = " +
+                            str(bad_end) + " (" + describe(feasible_high ? at_lo : at_hi) + "): " +
+                            (feasible_high ? "lower the lower end" : "raise the upper end"));
+
+  double good = good_end, bad = bad_end;
+  EpsilonAtOrder good_eps = feasible_high ? at_hi : at_lo;
+  int evaluations = 2, iterations = 0;
+  bool converged = false;
+  while (iterations < opt.max_iterations) {
+    if (std::abs(good - bad) <= opt.relative_tolerance * std::abs(good) + opt.absolute_tolerance) {
+      converged = true;
+      break;
+    }
+    const double mid = bad + 0.5 * (good - bad);
+    if (mid == bad || mid == good) {  // adjacent doubles: nothing left to bisect
+      converged = true;
+      break;
+    }
+    const EpsilonAtOrder e = eps_at(mid);
+    ++evaluations;
+    ++iterations;
+    if (e.epsilon <= target.epsilon) good = mid, good_eps = e;
+    else bad = mid;
+  }
+  // Only evaluated feasible points are returned: the target is never overshot.
+  return {good, bad, good_eps, evaluations, converged};
+}
+
+}  // namespace
+
+CalibrationResult calibrate_smallest(const RdpCurveOf& rdp_of, std::span<const double> orders,
+                                     const PrivacyTarget& target, double lo, double hi,
+                                     const CalibrationOptions& options) {
+  return bisect(rdp_of, orders, target, lo, hi, options, true, "calibrate_smallest");
+}
+
+CalibrationResult calibrate_largest(const RdpCurveOf& rdp_of, std::span<const double> orders,
+                                    const PrivacyTarget& target, double lo, double hi,
+                                    const CalibrationOptions& options) {
+  return bisect(rdp_of, orders, target, lo, hi, options, false, "calibrate_largest");
+}
+
+CountCalibrationResult calibrate_largest_count(const RdpCurveOfCount& rdp_of,
+                                               std::span<const double> orders,
+                                               const PrivacyTarget& target, std::int64_t lo,
+                                               std::int64_t hi) {
+  constexpr const char* name = "calibrate_largest_count";
+  check_target(target);
+  if (!rdp_of) throw std::invalid_argument(std::string(name) + ": no RDP curve given");
+  if (!(lo < hi))
+    throw std::invalid_argument(std::string(name) + ": the bracket [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "] must have lo < hi");
+  auto eps_at = [&](std::int64_t k) {
+    return evaluate(rdp_of(k), orders, target, "count = " + std::to_string(k));
+  };
+  const EpsilonAtOrder at_lo = eps_at(lo), at_hi = eps_at(hi);
+  if (!(at_lo.epsilon <= target.epsilon))
+    throw std::domain_error(std::string(name) + ": the target " + describe(target) +
+                            " is not met at the lower end count = " + std::to_string(lo) + " (" +
+                            describe(at_lo) + "): lower the lower end");
+  if (at_hi.epsilon <= target.epsilon)
+    throw std::domain_error(std::string(name) + ": the target " + describe(target) +
+                            " is already met at the upper end count = " + std::to_string(hi) + " (" +
+                            describe(at_hi) + "): raise the upper end");
+  // Invariant: good meets the target, bad does not; stops when they are adjacent.
+  std::int64_t good = lo, bad = hi;
+  EpsilonAtOrder good_eps = at_lo;
+  int evaluations = 2;
+  while (bad - good > 1) {
+    const std::int64_t mid = good + (bad - good) / 2;
+    const EpsilonAtOrder e = eps_at(mid);
+    ++evaluations;
+    if (e.epsilon <= target.epsilon) good = mid, good_eps = e;
+    else bad = mid;
+  }
+  return {good, good_eps, evaluations};
+}
+
+}  // namespace rdpdyn

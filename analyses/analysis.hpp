@@ -1,0 +1,76 @@
+#pragma once
+// The analysis interface: one bound on the Rényi divergence of a run's last iterate, with its
+// citation, its proof status, an applicability check that says why it does not apply, and an
+// evaluation at any orders. Every analysis is registered once in analyses/registry.cpp; `compare`,
+// `calibrate` and the tests enumerate the registry (docs/analyses.md lists them).
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/run_config.hpp"
+#include "analyses/analysis.hpp"
+#include "solver/engine.hpp"
+
+namespace rdpdyn {
+
+/// How far a result can be trusted.
+enum class AnalysisStatus {
+  Published,  ///< a paper's result reproduced as printed (with the typo fixes of docs/analyses.md)
+  Derived,    ///< this project's own result or improvement, derived step by step in docs/
+  Disputed,   ///< published, with a known or suspected gap in its proof (the note says where)
+};
+
+/// "published", "derived", "disputed".
+const char* status_name(AnalysisStatus status);
+/// One sentence for people reading a table.
+const char* status_meaning(AnalysisStatus status);
+
+/// One analysis of a run: whether its assumptions hold (if not, which one fails and why) and,
+/// if they do, its bound on R_alpha at every requested order (nats).
+struct AnalysisResult {
+  std::string name;      ///< the registry name, e.g. "ye-shokri-thm3.3"
+  std::string citation;  ///< paper and equation (may name the case that applied)
+  bool applies = false;
+  std::string reason;    ///< when !applies: the assumption that fails; else a short note
+  std::vector<double> R; ///< per order; empty when !applies
+  /// When the status differs for this run from the analysis' own (e.g. a disputed bound whose
+  /// doubtful step is not used by the run), the status that holds here and why.
+  std::optional<AnalysisStatus> status_here;
+  std::string status_note_here;
+};
+
+/// What an analysis sees: the configured run, the same run in C21 units, and the engines (for
+/// this tool's own PDI solution).
+struct AnalysisInput {
+  const RunConfig& config;
+  const TrainingRun& run;
+  const EngineRegistry& engines;
+};
+
+/// A registered analysis.
+struct Analysis {
+  std::string name;          ///< stable identifier "<first-author>-<result>"
+  std::string citation;      ///< paper (arXiv id), theorem, equation
+  AnalysisStatus status = AnalysisStatus::Published;
+  std::string status_note;   ///< disputed: where the gap is; derived: where the derivation is
+  /// Cheap at any order (closed forms, linear data): epsilon is then minimised over a continuum of
+  /// orders, not only over the recorded ones.
+  bool any_order = false;
+  /// Evaluates at `orders` (each > 1, increasing); refuses with a reason when it does not apply.
+  std::function<AnalysisResult(const AnalysisInput& input, std::span<const double> orders)> assess;
+
+  /// The status that holds for one result of this analysis.
+  AnalysisStatus status_of(const AnalysisResult& r) const { return r.status_here.value_or(status); }
+};
+
+/// Every analysis, in the stable order of the outputs.
+const std::vector<Analysis>& analysis_registry();
+/// nullptr for an unknown name.
+const Analysis* find_analysis(std::string_view name);
+/// "a, b, c": the registered names, for messages.
+std::string analysis_names();
+
+}  // namespace rdpdyn

@@ -1,0 +1,121 @@
+// The one catalogue of analyses. A new analysis is one entry here (and its file in analyses/).
+#include <string>
+
+#include "analyses/altschuler_talwar_2022.hpp"
+#include "analyses/analysis.hpp"
+#include "analyses/chourasia_2021.hpp"
+#include "analyses/composition.hpp"
+#include "analyses/pdi.hpp"
+#include "analyses/ye_shokri_2022.hpp"
+
+namespace rdpdyn {
+namespace {
+
+/// The papers' common setting: identical initial laws, no events, discrete steps, one step size
+/// and one noise level. "" when the run is in it.
+std::string paper_setting_failure(const RunSpec& spec) {
+  if (!std::holds_alternative<ZeroCurve>(spec.initial)) return "needs identical initial laws (R_0 = 0)";
+  if (!spec.events.empty()) return "needs a run without boundary events";
+  if (spec.algorithm.kind == AlgorithmKind::Langevin) return "stated for discrete steps; the run is a Langevin diffusion";
+  if (spec.algorithm.phases.size() > 1) return "needs one step size and one noise level";
+  return "";
+}
+
+using RunAnalysis = AnalysisResult (*)(const TrainingRun&);
+using SpecAnalysis = AnalysisResult (*)(const RunSpec&, const TrainingRun&);
+
+/// Adapts a paper's analysis of a TrainingRun: the paper setting is checked first, the orders
+/// are the requested ones.
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> paper(RunAnalysis f) {
+  return [f](const AnalysisInput& in, std::span<const double> orders) {
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return AnalysisResult{{}, {}, false, why, {}};
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    return f(run);
+  };
+}
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> paper(SpecAnalysis f) {
+  return [f](const AnalysisInput& in, std::span<const double> orders) {
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return AnalysisResult{{}, {}, false, why, {}};
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    return f(in.config.spec, run);
+  };
+}
+
+constexpr auto P = AnalysisStatus::Published;
+constexpr auto D = AnalysisStatus::Derived;
+constexpr auto X = AnalysisStatus::Disputed;
+
+std::vector<Analysis> build_registry() {
+  const std::string at_gap =
+      "for b < n the proof's Step 3b (A&T arXiv:2205.13710, proof of Thm 3.1) takes the random "
+      "contractions equal given equal noise although the batch also enters the noise's bias; with only "
+      "gradient differences bounded a one-step analogue fails (docs/analyses.md, \"Disputed\")";
+  return {
+      {"chourasia-thm2", "Chourasia, Ye, Shokri 2021 (arXiv:2102.05855) Thm 2, gamma = 1/2", P, "", true,
+       paper(chourasia_thm2)},
+      {"chourasia-cor1", "C21 (arXiv:2102.05855) Cor 1", P, "", true, paper(chourasia_cor1)},
+      {"chourasia-cor2", "C21 (arXiv:2102.05855) Cor 2", P, "", true, paper(chourasia_cor2)},
+      {"ye-shokri-thm3.3", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 3.3, eq. (91); Thm D.4, eq. (80)", P, "", true,
+       paper(ye_shokri::thm3_3)},
+      {"ye-shokri-thm4.2", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.2, eq. (135)", P, "", true,
+       paper(ye_shokri::thm4_2)},
+      {"ye-shokri-thm4.3", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.3, eqs. (147)-(150)", P, "", true,
+       paper(ye_shokri::thm4_3)},
+      {"ye-shokri-d6", "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6, eq. (112)", P, "", true, paper(ye_shokri::d6)},
+      {"altschuler-talwar-b1", "Altschuler & Talwar 2022 (arXiv:2205.13710) eq. (B.1)", P, "", true,
+       paper(altschuler_talwar_b1)},
+      {"altschuler-talwar-b2", "Altschuler & Talwar 2022 (arXiv:2205.13710) eq. (B.2)", X, at_gap, true,
+       paper(altschuler_talwar_b2)},
+      {"altschuler-talwar-b3", "Altschuler & Talwar 2022 (arXiv:2205.13710) eq. (B.3)", X, at_gap, true,
+       paper(altschuler_talwar_b3)},
+      {"pabi-strongly-convex", "derived from Altschuler & Talwar 2022 (arXiv:2205.13710) Prop. 5.4", D,
+       "docs/analyses.md, \"pabi-strongly-convex\"", true, paper(pabi_strongly_convex)},
+      {"composition-gaussian", "Mironov 2017 (arXiv:1702.07476) Prop. 1 and 7", P, "", true,
+       paper(composition_gaussian)},
+      {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "",
+       true, paper(composition_sgm)},
+      {"pdi", "this tool: the PDI of C21 (arXiv:2102.05855) eq. (13) solved for the configured run", D,
+       "docs/analyses.md, \"pdi\"; docs/math.md section 2", false, pdi_analysis},
+  };
+}
+
+}  // namespace
+
+const char* status_name(AnalysisStatus status) {
+  switch (status) {
+    case AnalysisStatus::Published: return "published";
+    case AnalysisStatus::Derived: return "derived";
+    case AnalysisStatus::Disputed: return "disputed";
+  }
+  return "unknown";
+}
+
+const char* status_meaning(AnalysisStatus status) {
+  switch (status) {
+    case AnalysisStatus::Published: return "a paper's result, reproduced as printed";
+    case AnalysisStatus::Derived: return "this project's own result, derived step by step in docs/analyses.md";
+    case AnalysisStatus::Disputed: return "published with a known or suspected gap in its proof; never best unless included";
+  }
+  return "";
+}
+
+const std::vector<Analysis>& analysis_registry() {
+  static const std::vector<Analysis> registry = build_registry();
+  return registry;
+}
+
+const Analysis* find_analysis(std::string_view name) {
+  for (const auto& a : analysis_registry())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::string analysis_names() {
+  std::string out;
+  for (const auto& a : analysis_registry()) out += (out.empty() ? "" : ", ") + a.name;
+  return out;
+}
+
+}  // namespace rdpdyn

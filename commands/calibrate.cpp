@@ -1,0 +1,219 @@
+#include "commands/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "commands/compare.hpp"
+#include "accounting/epsilon_delta.hpp"
+#include "models/noise_units.hpp"
+#include "models/spec_error.hpp"
+
+namespace rdpdyn {
+namespace {
+
+/// The sigma bracket grows by factors of 2 at most this often: 2^60 ~ 1e18 either way of the
+/// configured sigma, far beyond any meaningful noise, so hitting it means "no such sigma".
+constexpr int kMaxDoublings = 60;
+
+bool is_steps(const CalibrationRequest& r) { return r.target == CalibrationTarget::Steps; }
+
+double sigma_of(const AlgorithmSpec& a) {
+  return a.kind == AlgorithmKind::Langevin ? a.sigma : a.phases.front().sigma;
+}
+
+void validate(const RunConfig& config, const CalibrationRequest& r) {
+  if (!(r.epsilon > 0.0) || !std::isfinite(r.epsilon))
+    throw SpecError("--epsilon", format_number(r.epsilon), "must be a finite number > 0");
+  if (!(r.delta > 0.0 && r.delta < 1.0)) throw SpecError("--delta", format_number(r.delta), "must be in (0, 1)");
+  if (!is_steps(r)) return;
+  const AlgorithmSpec& a = config.spec.algorithm;
+  if (r.max_steps < 2) throw SpecError("--max-steps", std::to_string(r.max_steps), "must be >= 2");
+  if (a.kind == AlgorithmKind::Langevin)
+    throw SpecError("algorithm.kind", "\"langevin\"",
+                    "steps calibration needs discrete steps (noisy-gd or noisy-sgd); a Langevin run "
+                    "has a duration (algorithm.time)");
+  if (a.phases.size() != 1)
+    throw SpecError("algorithm.schedule", std::to_string(a.phases.size()) + " phases",
+                    "steps calibration needs a single phase: which phase would grow is ambiguous");
+  for (const auto& e : config.spec.events)
+    if (e.after_step > 0)
+      throw SpecError("events.after_step", std::to_string(e.after_step),
+                      "steps calibration needs a run without events after step 0: events sit at fixed "
+                      "step numbers, which the candidate runs may not reach");
+}
+
+/// The family of runs indexed by the parameter, evaluated by `compare`. Each candidate is solved
+/// once: the bisection re-evaluates the bracket ends the search has already evaluated.
+class Curve {
+ public:
+  Curve(const RunConfig& config, const CalibrationRequest& request, const EngineRegistry& engines)
+      : base_(config), request_(request), engines_(engines) {
+    // Only the final R enters epsilon: record nothing in between (cheaper solves). The report
+    // delta makes compare name the tightest analysis at the target's delta.
+    base_.spec.record.every = 0;
+    base_.spec.record.steps.clear();
+    base_.spec.report_delta = request.delta;
+  }
+
+  /// The configuration at a candidate (RunSpec edited directly; `text` keeps the original).
+  RunConfig candidate(double x) const {
+    RunConfig c = base_;
+    AlgorithmSpec& a = c.spec.algorithm;
+    if (is_steps(request_)) {
+      a.phases.front().steps = static_cast<std::int64_t>(x);
+    } else if (a.kind == AlgorithmKind::Langevin) {
+      a.sigma = x;
+    } else {
+      const double scale = x / a.phases.front().sigma;  // keeps the schedule's sigma ratios
+      for (auto& p : a.phases) p.sigma *= scale;
+      a.phases.front().sigma = x;  // exactly the candidate
+    }
+    return c;
+  }
+
+  const Comparison& at(double x) {
+    auto it = memo_.find(x);
+    if (it == memo_.end()) it = memo_.emplace(x, run_comparison(candidate(x), engines_)).first;
+    return it->second;
+  }
+
+  /// R of the requested analysis at x; refuses an analysis that does not apply there.
+  std::vector<double> R(double x) {
+    const Comparison& c = at(x);
+    if (request_.analysis == "best") {
+      if (c.best_name.empty()) throw SpecError("--analysis", "\"best\"", "no analysis applies at " + where(x));
+      return c.best_R;
+    }
+    for (const auto& e : c.entries) {
+      if (e.result.name != request_.analysis) continue;
+      if (!e.result.applies)
+        throw SpecError("--analysis", "\"" + request_.analysis + "\"",
+                        "does not apply at " + where(x) + ": " + e.result.reason);
+      return e.result.R;
+    }
+    std::string names = "best";
+    for (const auto& e : c.entries) names += ", " + e.result.name;
+    throw SpecError("--analysis", "\"" + request_.analysis + "\"", "must be one of " + names);
+  }
+
+  EpsilonAtOrder epsilon(double x) { return best_epsilon(base_.spec.orders, R(x), request_.delta); }
+  bool met(double x) { return epsilon(x).epsilon <= request_.epsilon; }
+  std::string where(double x) const {
+    return (is_steps(request_) ? "steps = " : "sigma = ") + format_number(x);
+  }
+  int evaluations() const { return static_cast<int>(memo_.size()); }
+
+ private:
+  RunConfig base_;
+  CalibrationRequest request_;
+  const EngineRegistry& engines_;
+  std::map<double, Comparison> memo_;
+};
+
+/// Geometric bracket [lo, hi] around the configured sigma: target met at hi, not at lo.
+std::pair<double, double> sigma_bracket(Curve& curve, double sigma0, const CalibrationRequest& r) {
+  double lo = sigma0, hi = sigma0;
+  if (curve.met(sigma0)) {
+    for (int i = 0; curve.met(lo); ++i) {
+      if (i == kMaxDoublings)
+        throw SpecError("--epsilon", format_number(r.epsilon),
+                        "is met even at " + curve.where(lo) + " (2^-60 times the configured sigma): "
+                        "the bound does not need noise, there is no smallest sigma");
+      hi = lo;
+      lo /= 2.0;
+    }
+  } else {
+    for (int i = 0; !curve.met(hi); ++i) {
+      if (i == kMaxDoublings)
+        throw SpecError("--epsilon", format_number(r.epsilon),
+                        "is not met even at " + curve.where(hi) + " (2^60 times the configured sigma; "
+                        "epsilon = " + format_number(curve.epsilon(hi).epsilon) + " there)");
+      lo = hi;
+      hi *= 2.0;
+    }
+  }
+  return {lo, hi};
+}
+
+/// Integer bracket [lo, hi] with the target met at lo and not at hi: lo = 1, hi doubled from the
+/// configured count (capped at max_steps) until the target fails.
+std::pair<std::int64_t, std::int64_t> steps_bracket(Curve& curve, std::int64_t steps0, const CalibrationRequest& r) {
+  if (!curve.met(1.0))
+    throw SpecError("--epsilon", format_number(r.epsilon),
+                    "is not met even by one step (epsilon = " + format_number(curve.epsilon(1.0).epsilon) +
+                        " at steps = 1): raise the noise or epsilon");
+  std::int64_t lo = 1, hi = std::clamp<std::int64_t>(steps0, 2, r.max_steps);
+  while (curve.met(static_cast<double>(hi))) {
+    if (hi == r.max_steps)
+      throw SpecError("--max-steps", std::to_string(r.max_steps),
+                      "the target is met at every count up to it (epsilon = " +
+                          format_number(curve.epsilon(static_cast<double>(hi)).epsilon) +
+                          "): the bound may saturate in the number of steps (e.g. C21 Cor 1); raise it");
+    lo = hi;
+    hi = hi > r.max_steps / 2 ? r.max_steps : 2 * hi;
+  }
+  return {lo, hi};
+}
+
+}  // namespace
+
+CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationRequest& request,
+                                 const EngineRegistry& engines) {
+  validate(config, request);
+  const RunSpec& spec = config.spec;
+  Curve curve(config, request, engines);
+  const double start = is_steps(request) ? static_cast<double>(spec.total_steps()) : sigma_of(spec.algorithm);
+  curve.R(start);  // refuses an unknown analysis name, or one that does not apply to the run
+
+  // With R = 0 the conversion still costs log(1/delta)/(alpha-1) - ...: no parameter beats that.
+  const double floor = best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta).epsilon;
+  if (request.epsilon < floor)
+    throw SpecError("--epsilon", format_number(request.epsilon),
+                    "cannot be met at delta = " + format_number(request.delta) + " with orders up to " +
+                        format_number(*std::max_element(spec.orders.begin(), spec.orders.end())) +
+                        ": even R = 0 gives epsilon = " + format_number(floor) +
+                        " (improved conversion); add larger orders or raise epsilon");
+
+  const PrivacyTarget target{request.epsilon, request.delta};
+  double x = 0.0;
+  EpsilonAtOrder achieved{};
+  if (is_steps(request)) {
+    const auto [lo, hi] = steps_bracket(curve, spec.total_steps(), request);
+    const auto r = calibrate_largest_count([&](std::int64_t k) { return curve.R(static_cast<double>(k)); },
+                                           spec.orders, target, lo, hi);
+    x = static_cast<double>(r.count);
+    achieved = r.achieved;
+  } else {
+    const auto [lo, hi] = sigma_bracket(curve, start, request);
+    const auto r = calibrate_smallest([&](double s) { return curve.R(s); }, spec.orders, target, lo, hi);
+    x = r.parameter;
+    achieved = r.achieved;
+  }
+
+  const RunConfig result = curve.candidate(x);
+  const AlgorithmSpec& a = result.spec.algorithm;
+  CalibrationOutcome out;
+  out.target = request.target;
+  out.target_epsilon = request.epsilon;
+  out.target_delta = request.delta;
+  out.sigma = sigma_of(a);
+  if (a.kind != AlgorithmKind::Langevin) {
+    const Phase& p = a.phases.front();
+    out.steps = result.spec.total_steps();
+    out.sigma_at = noise_units::at_sigma_from_c21(out.sigma, p.eta);
+    const double sg = p.sensitivity.value_or(a.sensitivity);
+    if (a.kind == AlgorithmKind::NoisySgd && sg > 0.0)
+      out.noise_multiplier = noise_units::dpsgd_multiplier_from_c21_sigma(out.sigma, p.eta, sg,
+                                                                          static_cast<double>(a.batch_size));
+  }
+  out.epsilon = achieved.epsilon;
+  out.best_order = achieved.order;
+  out.evaluations = curve.evaluations();
+  out.analysis_used = request.analysis;
+  if (request.analysis == "best") out.tightest = curve.at(x).best_name;
+  return out;
+}
+
+}  // namespace rdpdyn

@@ -1,0 +1,64 @@
+#pragma once
+// Calibration: the smallest noise sigma, or the largest number of steps, for which the configured
+// run meets a target (epsilon, delta) under one analysis of `compare` or the tightest of them.
+//
+// The parameter is a family of runs built from the configuration:
+//  - Sigma: every phase's C21 sigma is multiplied by one factor so that the first phase's sigma
+//    equals the candidate (the ratios of a schedule are kept; a single-phase run simply gets the
+//    candidate sigma; a Langevin run gets algorithm.sigma = candidate). The LSI models that derive
+//    c from sigma (strongly-convex, recursion, squared-loss) follow the candidate; a configured
+//    constant or function c is a property of the run and is kept.
+//  - Steps: the run's number of steps becomes the candidate (single-phase noisy GD / SGD without
+//    events after step 0; anything else is refused with a SpecError).
+// epsilon is that of `compare`: the improved RDP conversion (Balle et al. 2020 Thm 21), minimised
+// over the configured orders, of best_R (pointwise minimum over the valid analyses) or of the
+// named analysis' R. The search assumes epsilon is monotone in the parameter (non-increasing in
+// sigma, non-decreasing in steps), as every analysis of the catalogue is, and never returns a
+// parameter whose evaluated epsilon exceeds the target (accounting/epsilon_delta.hpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "models/run_config.hpp"
+#include "solver/engine.hpp"
+
+namespace rdpdyn {
+
+enum class CalibrationTarget { Sigma, Steps };
+
+struct CalibrationRequest {
+  double epsilon = 0.0;  ///< > 0
+  double delta = 0.0;    ///< in (0, 1)
+  CalibrationTarget target = CalibrationTarget::Sigma;
+  /// "best" = pointwise minimum over the valid analyses of compare, or one analysis name such
+  /// as "pdi", "chourasia-cor1" or "ye-shokri-thm4.2".
+  std::string analysis = "best";
+  /// Steps: the upper end of the search. Every candidate is solved step by step (the "pdi" entry
+  /// of compare), with time and memory linear in the count (about 250 MB at the default 2^20).
+  std::int64_t max_steps = std::int64_t{1} << 20;
+};
+
+struct CalibrationOutcome {
+  CalibrationTarget target = CalibrationTarget::Sigma;
+  double target_epsilon = 0.0;
+  double target_delta = 0.0;
+  double sigma = 0.0;                     ///< C21 sigma of the first phase (Langevin: algorithm.sigma)
+  std::optional<double> sigma_at;         ///< the same noise in Altschuler & Talwar units (not Langevin)
+  std::optional<double> noise_multiplier; ///< DP-SGD noise multiplier (noisy-sgd only)
+  std::int64_t steps = 0;                 ///< total steps of the calibrated run
+  double epsilon = 0.0;                   ///< achieved, <= target_epsilon
+  double best_order = 0.0;                ///< the order attaining it
+  int evaluations = 0;                    ///< runs of compare (distinct candidates)
+  std::string analysis_used;              ///< "best" or the requested analysis
+  std::string tightest;                   ///< "best": the valid analysis with the smallest epsilon at the result
+};
+
+/// Calibrates the configured run (see the top of this file). Throws SpecError for invalid input
+/// (key "--epsilon", "--delta", "--analysis", "--max-steps" or the configuration key at fault),
+/// for an analysis that does not apply at a candidate, and for a target no parameter in the
+/// searched range meets. Evaluates with run_comparison and `engines`.
+CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationRequest& request,
+                                 const EngineRegistry& engines);
+
+
+}  // namespace rdpdyn

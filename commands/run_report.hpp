@@ -1,0 +1,52 @@
+#pragma once
+// Everything one `rdpdyn solve` produces: the solution grid, the closed forms evaluated on the
+// same grid, and the metadata that makes the output self-describing. Written by hdf5_output and
+// json_output; read back by read_report_hdf5 (tests, round trips).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dynamics/solution.hpp"
+#include "solver/engine.hpp"
+#include "analyses/closed_form_curves.hpp"
+
+namespace rdpdyn {
+
+struct RunMetadata {
+  std::string config_text;     ///< the TOML configuration, verbatim
+  std::string config_path;
+  std::string program_version; ///< rdpdyn version
+  std::string engine;          ///< "characteristics"
+  std::string gamma_mode;      ///< "fixed", "optimal" or "per-step"
+  std::string algorithm;       ///< "noisy-gd" or "langevin"
+  std::string lsi_model;       ///< "constant", "strongly-convex", "recursion", ...
+  std::string initial_curve;   ///< "zero", "linear", "power", "table", "function"
+  std::string method;          ///< how the solution was computed and how its accuracy is controlled
+};
+
+
+/// A streamed row series read back (same shape as Solution::R).
+struct RowSeries {
+  std::string name;
+  std::string description;
+  std::string units;
+  std::vector<double> values;  ///< row-major, records x orders
+};
+
+struct RunReport {
+  Solution solution;
+  std::vector<ClosedFormCurves> closed_forms;
+  RunMetadata metadata;
+  // Engine-specific extras (HDF5 schema >= 2, group /extras); JSON output ignores them.
+  std::vector<RowSeries> row_series;
+  std::vector<PerOrderVector> per_order;
+  std::map<std::string, std::string> extra_attributes;  ///< extra root string attributes
+};
+
+/// Units written to the outputs (C21 conventions).
+inline constexpr const char* kUnitsRdp = "nats (Renyi divergence R_alpha, natural log)";
+inline constexpr const char* kUnitsTime = "C21 continuous time: each noisy-GD step lasts eta";
+inline constexpr const char* kUnitsOrder = "Renyi order alpha (dimensionless, > 1)";
+inline constexpr int kHdf5SchemaVersion = 2;  ///< 2 added /extras (docs/hdf5.md)
+
+}  // namespace rdpdyn

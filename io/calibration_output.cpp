@@ -1,0 +1,42 @@
+#include "io/calibration_output.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "numerics/format_number.hpp"
+
+namespace rdpdyn {
+
+std::string calibration_to_json(const CalibrationOutcome& o) {
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  nlohmann::json j = {{"target", o.target == CalibrationTarget::Steps ? "steps" : "sigma"},
+                      {"epsilon_target", o.target_epsilon},
+                      {"delta", o.target_delta},
+                      {"analysis", o.analysis_used},
+                      {"tightest", o.tightest.empty() ? nlohmann::json() : nlohmann::json(o.tightest)},
+                      {"sigma", o.sigma},
+                      {"sigma_at", opt(o.sigma_at)},
+                      {"noise_multiplier", opt(o.noise_multiplier)},
+                      {"steps", o.steps},
+                      {"epsilon", o.epsilon},
+                      {"best_order", std::isfinite(o.best_order) ? nlohmann::json(o.best_order) : nlohmann::json()},
+                      {"evaluations", o.evaluations}};
+  return j.dump();
+}
+
+std::string calibration_summary(const CalibrationOutcome& o) {
+  std::string s = o.target == CalibrationTarget::Steps
+                      ? "steps = " + std::to_string(o.steps) + " (the largest count, sigma = " + format_number(o.sigma) + ")"
+                      : "sigma = " + format_number(o.sigma) + " (the smallest, C21 units";
+  if (o.target == CalibrationTarget::Sigma) {
+    if (o.sigma_at) s += "; sigma_at = " + format_number(*o.sigma_at);
+    if (o.noise_multiplier) s += "; DP-SGD noise multiplier = " + format_number(*o.noise_multiplier);
+    s += ")";
+  }
+  return s + " meets epsilon = " + format_number(o.epsilon) + " <= " + format_number(o.target_epsilon) +
+         " at delta = " + format_number(o.target_delta) + " (order " + format_number(o.best_order) + ", analysis " +
+         o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
+         std::to_string(o.evaluations) + " evaluations)";
+}
+
+}  // namespace rdpdyn

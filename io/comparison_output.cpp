@@ -1,0 +1,200 @@
+#include "io/comparison_output.hpp"
+
+#include <H5Cpp.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "io/atomic_output.hpp"
+#include "commands/run_report.hpp"
+#include "numerics/format_number.hpp"
+#include "rdpdyn_version.hpp"
+
+namespace rdpdyn {
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+namespace {
+nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+nlohmann::json numbers(const std::vector<double>& v) {
+  auto a = nlohmann::json::array();
+  for (double x : v) a.push_back(number_or_null(x));
+  return a;
+}
+}  // namespace
+
+std::string comparison_to_json(const Comparison& c) {
+  nlohmann::json j;
+  j["orders"] = c.orders;
+  j["delta"] = c.delta ? nlohmann::json(*c.delta) : nlohmann::json();
+  j["analyses"] = nlohmann::json::array();
+  for (const auto& e : c.entries)
+    j["analyses"].push_back({{"name", e.result.name},
+                             {"status", status_name(e.status)},
+                             {"status_note", e.status_note},
+                             {"applies", e.result.applies},
+                             {"reason", e.result.reason},
+                             {"citation", e.result.citation},
+                             {"R", numbers(e.result.R)},
+                             {"epsilon", number_or_null(e.epsilon)},
+                             {"best_order", number_or_null(e.best_order)}});
+  j["include_disputed"] = c.include_disputed;
+  j["statuses"] = {{"published", status_meaning(AnalysisStatus::Published)},
+                   {"derived", status_meaning(AnalysisStatus::Derived)},
+                   {"disputed", status_meaning(AnalysisStatus::Disputed)}};
+  j["best"] = {{"name", c.best_name},
+               {"status", c.best_name.empty() ? nlohmann::json() : nlohmann::json(status_name(c.best_status))},
+               {"R", numbers(c.best_R)},
+               {"epsilon", number_or_null(c.best_epsilon)},
+               {"best_order", number_or_null(c.best_order)}};
+  if (!c.exact_R.empty()) j["exact"] = {{"name", "quadratic-exact"}, {"R", numbers(c.exact_R)}};
+  return j.dump();
+}
+
+std::string comparison_table(const Comparison& c) {
+  std::ostringstream out;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-26s %-9s %-9s", "analysis", "status", "applies");
+  out << buf;
+  for (double a : c.orders) {
+    std::snprintf(buf, sizeof buf, " %12s", ("R@" + format_number(a)).c_str());
+    out << buf;
+  }
+  out << (c.delta ? "      epsilon" : "") << "\n";
+  for (const auto& e : c.entries) {
+    const bool best = e.result.applies && e.result.name == c.best_name;
+    std::snprintf(buf, sizeof buf, "%-26s %-9s %-9s", (e.result.name + (best ? " *" : "")).c_str(),
+                  status_name(e.status), e.result.applies ? "yes" : "no");
+    out << buf;
+    if (e.result.applies) {
+      for (double r : e.result.R) {
+        std::snprintf(buf, sizeof buf, " %12.5g", r);
+        out << buf;
+      }
+      if (c.delta) {
+        std::snprintf(buf, sizeof buf, " %12.5g", e.epsilon);
+        out << buf;
+      }
+      out << "\n";
+    } else {
+      out << "  " << e.result.reason << "\n";
+    }
+  }
+  out << "* tightest valid analysis among the " << (c.include_disputed ? "published, derived and disputed (included by [report] include_disputed)" : "published and derived");
+  if (c.delta) out << " (smallest epsilon at delta = " << format_number(*c.delta) << ")";
+  out << "; pointwise minimum over the valid analyses:";
+  for (double r : c.best_R) {
+    std::snprintf(buf, sizeof buf, " %.5g", r);
+    out << buf;
+  }
+  if (c.delta) {
+    std::snprintf(buf, sizeof buf, "  (epsilon %.5g at alpha = %g)", c.best_epsilon, c.best_order);
+    out << buf;
+  }
+  out << "\n";
+  if (!c.best_name.empty() && c.best_status == AnalysisStatus::Disputed)
+    out << "WARNING: the tightest bound, " << c.best_name << ", is DISPUTED (a suspected gap in its proof; see below); "
+           "without include_disputed it would not be best\n";
+  out << "status: published = " << status_meaning(AnalysisStatus::Published) << "; derived = "
+      << status_meaning(AnalysisStatus::Derived) << "; disputed = " << status_meaning(AnalysisStatus::Disputed) << "\n";
+  for (const auto& e : c.entries)
+    if (e.status == AnalysisStatus::Disputed && e.result.applies)
+      out << "disputed " << e.result.name << ": " << e.status_note << "\n";
+  if (!c.exact_R.empty()) {
+    out << "exact divergence of the worst pair (quadratic loss; a lower bound of every valid analysis):";
+    for (double r : c.exact_R) {
+      std::snprintf(buf, sizeof buf, " %.5g", r);
+      out << buf;
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+namespace {
+
+void string_attribute(const H5::H5Object& o, const char* name, const std::string& value) {
+  const H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  o.createAttribute(name, type, H5::DataSpace(H5S_SCALAR)).write(type, value);
+}
+void number_attribute(const H5::H5Object& o, const char* name, double value) {
+  o.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_DOUBLE, &value);
+}
+H5::DataSet vector_dataset(const H5::Group& g, const std::string& name, const std::vector<double>& v) {
+  const hsize_t dims[1] = {static_cast<hsize_t>(v.size())};
+  H5::DataSet d = g.createDataSet(name, H5::PredType::IEEE_F64LE, H5::DataSpace(1, dims));
+  if (!v.empty()) d.write(v.data(), H5::PredType::NATIVE_DOUBLE);
+  return d;
+}
+
+}  // namespace
+
+void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& c, const RunConfig& config) {
+  write_atomically(path, [&](const std::filesystem::path& tmp) {
+    try {
+      H5::Exception::dontPrint();
+      H5::H5File file(tmp.string(), H5F_ACC_TRUNC);
+      string_attribute(file, "program", "rdpdyn");
+      string_attribute(file, "command", "compare");
+      string_attribute(file, "program_version", kVersion);
+      string_attribute(file, "config", config.text);
+      string_attribute(file, "config_path", config.path);
+      string_attribute(file, "units_R", kUnitsRdp);
+      string_attribute(file, "units_orders", kUnitsOrder);
+      number_attribute(file, "delta", c.delta ? *c.delta : kNaN);
+      string_attribute(file, "epsilon_conversion",
+                       "improved conversion (Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020), best order of /orders");
+      vector_dataset(file, "orders", c.orders);
+      H5::Group analyses = file.createGroup("analyses");
+      for (const auto& e : c.entries) {
+        H5::DataSet d = vector_dataset(analyses, e.result.name, e.result.R);
+        number_attribute(d, "applies", e.result.applies ? 1.0 : 0.0);
+        string_attribute(d, "reason", e.result.reason);
+        string_attribute(d, "status", status_name(e.status));
+        string_attribute(d, "status_note", e.status_note);
+        string_attribute(d, "citation", e.result.citation);
+        number_attribute(d, "epsilon", e.epsilon);
+        number_attribute(d, "best_order", e.best_order);
+      }
+      H5::Group best = file.createGroup("best");
+      H5::DataSet d = vector_dataset(best, "R", c.best_R);
+      string_attribute(d, "name", c.best_name);
+      string_attribute(d, "status", c.best_name.empty() ? "" : status_name(c.best_status));
+      number_attribute(d, "include_disputed", c.include_disputed ? 1.0 : 0.0);
+      string_attribute(d, "description", c.include_disputed ? "pointwise minimum over the valid analyses, disputed ones included" : "pointwise minimum over the valid published and derived analyses");
+      number_attribute(d, "epsilon", c.best_epsilon);
+      number_attribute(d, "best_order", c.best_order);
+    } catch (const H5::Exception& e) {
+      throw std::runtime_error("HDF5 comparison '" + path.string() + "': " + e.getDetailMsg());
+    }
+  });
+}
+
+std::string analysis_registry_json() {
+  auto j = nlohmann::json::array();
+  for (const auto& a : analysis_registry())
+    j.push_back({{"name", a.name},
+                 {"citation", a.citation},
+                 {"status", status_name(a.status)},
+                 {"status_note", a.status_note},
+                 {"any_order", a.any_order}});
+  return j.dump();
+}
+
+std::string analysis_registry_table() {
+  std::ostringstream out;
+  char buf[512];
+  for (const auto& a : analysis_registry()) {
+    std::snprintf(buf, sizeof buf, "%-28s %-9s %s\n", a.name.c_str(), status_name(a.status), a.citation.c_str());
+    out << buf;
+    if (!a.status_note.empty()) out << std::string(39, ' ') << a.status_note << "\n";
+  }
+  for (auto s : {AnalysisStatus::Published, AnalysisStatus::Derived, AnalysisStatus::Disputed})
+    out << status_name(s) << ": " << status_meaning(s) << "\n";
+  return out.str();
+}
+
+}  // namespace rdpdyn

@@ -1,0 +1,74 @@
+#include "models/noisy_sgd_worst_case.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/privacy_model.hpp"
+
+namespace rdpdyn {
+namespace {
+
+Solution pointwise_max(const std::vector<Solution>& all) {
+  Solution out = all.front();
+  for (const auto& s : all)
+    for (std::size_t i = 0; i < out.R.size(); ++i) out.R[i] = std::max(out.R[i], s.R[i]);
+  return out;
+}
+
+/// Shuffle: the epoch-by-epoch maximum, with w = R / alpha a single number (linear data).
+Solution shuffle_worst_case(const RunSpec& spec, const CharacteristicsOptions& options) {
+  if (!is_linear_in_alpha(spec.initial))
+    throw std::invalid_argument("sampling = \"shuffle\" needs initial data linear in alpha");
+  const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
+  std::vector<PrivacyProgram> programs;
+  for (std::int64_t j = 0; j < per_epoch; ++j) programs.push_back(build_noisy_sgd_program(spec, j));
+  const std::int64_t total = static_cast<std::int64_t>(programs.front().steps.size());
+
+  Solution out;
+  out.orders = spec.orders;
+  double w = linear_initial_slope(spec.initial), t = 0.0;
+  double inverse_lsi = programs.front().initial_inverse_lsi;
+  auto record = [&](std::int64_t step) {
+    out.steps.push_back(step);
+    out.times.push_back(t);
+    out.lsi_constant.push_back(lsi_constant_from_inverse(inverse_lsi));
+    for (double alpha : spec.orders) out.R.push_back(alpha * w);
+  };
+  record(0);
+  const std::vector<double> one_order{2.0};
+  for (std::int64_t start = 0; start < total; start += per_epoch) {
+    double worst = 0.0, t_end = t, lsi_end = inverse_lsi;
+    for (const auto& full : programs) {
+      PrivacyProgram epoch;
+      epoch.initial_inverse_lsi = inverse_lsi;
+      epoch.steps.assign(full.steps.begin() + start, full.steps.begin() + std::min(total, start + per_epoch));
+      const Solution s = solve_by_characteristics(epoch, LinearCurve{w}, one_order, {RecordPlan{0, {}}, options.tolerance});
+      worst = std::max(worst, s.final_row()[0] / one_order[0]);
+      t_end = t + s.times.back();
+      lsi_end = 1.0 / s.lsi_constant.back();
+    }
+    w = worst;
+    t = t_end;
+    inverse_lsi = lsi_end;
+    record(std::min(total, start + per_epoch));
+  }
+  return out;
+}
+
+}  // namespace
+
+Solution solve_noisy_sgd_worst_case(const RunSpec& spec, const CharacteristicsOptions& options) {
+  switch (spec.algorithm.sampling) {
+    case BatchSampling::PerStep:
+      return solve_by_characteristics(build_noisy_sgd_program(spec, std::nullopt), spec.initial, spec.orders, options);
+    case BatchSampling::Shuffle: return shuffle_worst_case(spec, options);
+    default: break;
+  }
+  const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
+  std::vector<Solution> all;
+  for (std::int64_t j = 0; j < per_epoch; ++j)
+    all.push_back(solve_by_characteristics(build_noisy_sgd_program(spec, j), spec.initial, spec.orders, options));
+  return pointwise_max(all);
+}
+
+}  // namespace rdpdyn

@@ -1,0 +1,20 @@
+#pragma once
+// A configured run: the run itself and how to solve it (engine, tolerance, grid), with the
+// configuration text for the metadata. io/config.cpp fills it from TOML (docs/config.md).
+#include <string>
+
+#include "models/run_spec.hpp"
+#include "solver/finite_difference_grid.hpp"
+
+namespace rdpdyn {
+
+struct RunConfig {
+  RunSpec spec;
+  std::string engine = "characteristics";  ///< a name of the EngineRegistry
+  double integration_rtol = 1e-10;
+  FiniteDifferenceGrid grid;  ///< used by engine = "finite-difference"
+  std::string text;           ///< the configuration, verbatim
+  std::string path;
+};
+
+}  // namespace rdpdyn
