@@ -1,0 +1,41 @@
+#!/usr/bin/python3
+"""Checks that the source folders include each other only downwards, in the layer order below.
+
+A file in folder F may include headers of F itself and of the folders listed before F. Prints the
+folder graph and every include that points up a layer; exits 1 if there is one (which is also how
+a cycle between folders would show). Run from anywhere: python3 scripts/check_layering.py [ROOT]
+"""
+import pathlib
+import re
+import sys
+
+# The layers, lowest first (README, "Map of the code").
+LAYERS = ["numerics", "dynamics", "accounting", "solver", "models", "analyses", "validation",
+          "commands", "io", "apps"]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/')
+
+root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+rank = {name: i for i, name in enumerate(LAYERS)}
+graph, upward = {}, []
+for folder in LAYERS:
+    for path in sorted((root / folder).rglob("*")):
+        if path.suffix not in (".hpp", ".cpp", ".h", ".cc", ".in"):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m or m.group(1) not in rank or m.group(1) == folder:
+                continue
+            graph.setdefault(folder, set()).add(m.group(1))
+            if rank[m.group(1)] > rank[folder]:
+                upward.append(f"{path.relative_to(root)}:{number}: {folder} includes {m.group(1)}, a later layer")
+unknown = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
+                 and p.name not in LAYERS and p.name not in ("tests", "bench", "examples", "docs", "scripts",
+                                                             "python", "cmake")
+                 and not p.name.startswith("build") and any(p.rglob("*.[ch]pp")))
+for folder in LAYERS:
+    print(f"{folder:>11} -> {', '.join(sorted(graph.get(folder, ()), key=rank.get)) or '(nothing)'}")
+for u in upward:
+    print("UPWARD " + u)
+for u in unknown:
+    print(f"UNKNOWN source folder {u}: add it to LAYERS")
+sys.exit(1 if upward or unknown else 0)
