@@ -1,6 +1,8 @@
 #include "accounting/epsilon_delta.hpp"
 
+#include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -174,27 +176,37 @@ CalibrationResult bisect(const RdpCurveOf& rdp_of, std::span<const double> order
                             str(bad_end) + " (" + describe(feasible_high ? at_lo : at_hi) + "): " +
                             (feasible_high ? "lower the lower end" : "raise the upper end"));
 
+  // TOMS 748 (Alefeld, Potra, Shi 1995; Boost.Math toms748_solve) on f = epsilon - target: far
+  // fewer evaluations than bisection on a continuous epsilon, and it keeps a bracket throughout.
+  // Every evaluation is remembered, so the result is an evaluated parameter that meets the target
+  // (never interpolated): the target is never overshot.
   double good = good_end, bad = bad_end;
   EpsilonAtOrder good_eps = feasible_high ? at_hi : at_lo;
-  int evaluations = 2, iterations = 0;
-  bool converged = false;
-  while (iterations < opt.max_iterations) {
-    if (std::abs(good - bad) <= opt.relative_tolerance * std::abs(good) + opt.absolute_tolerance) {
-      converged = true;
-      break;
-    }
-    const double mid = bad + 0.5 * (good - bad);
-    if (mid == bad || mid == good) {  // adjacent doubles: nothing left to bisect
-      converged = true;
-      break;
-    }
-    const EpsilonAtOrder e = eps_at(mid);
+  int evaluations = 2;
+  if (good_eps.epsilon == target.epsilon) return {good, bad, good_eps, evaluations, true};
+  auto f = [&](double x) {
+    const EpsilonAtOrder e = eps_at(x);
     ++evaluations;
-    ++iterations;
-    if (e.epsilon <= target.epsilon) good = mid, good_eps = e;
-    else bad = mid;
+    const bool met = e.epsilon <= target.epsilon;
+    if (met && std::abs(x - bad) < std::abs(good - bad)) good = x, good_eps = e;
+    if (!met && std::abs(x - good) < std::abs(good - bad)) bad = x;
+    // Finite stand-ins for an infinite epsilon keep the solver's arithmetic defined.
+    const double d = e.epsilon - target.epsilon;
+    return std::isfinite(d) ? d : std::numeric_limits<double>::max() / 4;
+  };
+  auto close_enough = [&](double a, double b) {
+    return std::abs(b - a) <= opt.relative_tolerance * std::max(std::abs(a), std::abs(b)) + opt.absolute_tolerance;
+  };
+  const double f_lo = at_lo.epsilon - target.epsilon, f_hi = at_hi.epsilon - target.epsilon;
+  auto finite = [](double d) { return std::isfinite(d) ? d : std::numeric_limits<double>::max() / 4; };
+  std::uintmax_t iterations = static_cast<std::uintmax_t>(opt.max_iterations);
+  try {
+    boost::math::tools::toms748_solve(f, lo, hi, finite(f_lo), finite(f_hi), close_enough, iterations);
+  } catch (const boost::math::evaluation_error&) {
+    // The bracket collapsed onto adjacent doubles: the remembered ends are final.
   }
-  // Only evaluated feasible points are returned: the target is never overshot.
+  const bool converged = close_enough(good, bad) || std::nextafter(good, bad) == bad ||
+                         static_cast<int>(iterations) < opt.max_iterations;
   return {good, bad, good_eps, evaluations, converged};
 }
 

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <vector>
 
+#include "analyses/analysis.hpp"
 #include "commands/compare.hpp"
+#include "models/privacy_model.hpp"
 #include "accounting/epsilon_delta.hpp"
 #include "models/noise_units.hpp"
 #include "models/spec_error.hpp"
@@ -44,17 +47,26 @@ void validate(const RunConfig& config, const CalibrationRequest& r) {
                       "step numbers, which the candidate runs may not reach");
 }
 
-/// The family of runs indexed by the parameter, evaluated by `compare`. Each candidate is solved
-/// once: the bisection re-evaluates the bracket ends the search has already evaluated.
+/// The family of runs indexed by the parameter, evaluated through the analysis registry: only the
+/// requested analysis, or for "best" the eligible analyses that apply to the configured run (an
+/// analysis that does not apply at the start is not asked again). Each candidate is evaluated
+/// once: the search re-reads the bracket ends it has already evaluated.
 class Curve {
  public:
   Curve(const RunConfig& config, const CalibrationRequest& request, const EngineRegistry& engines)
       : base_(config), request_(request), engines_(engines) {
-    // Only the final R enters epsilon: record nothing in between (cheaper solves). The report
-    // delta makes compare name the tightest analysis at the target's delta.
+    // Only the final R enters epsilon: record nothing in between (cheaper solves).
     base_.spec.record.every = 0;
     base_.spec.record.steps.clear();
     base_.spec.report_delta = request.delta;
+    if (request.analysis == "best") {
+      for (const Analysis& a : analysis_registry())
+        if (eligible_for_best(a.status, config.spec.include_disputed)) chosen_.push_back(&a);
+    } else if (const Analysis* a = find_analysis(request.analysis)) {
+      chosen_.push_back(a);
+    } else {
+      throw SpecError("--analysis", "\"" + request.analysis + "\"", "must be best or one of " + analysis_names());
+    }
   }
 
   /// The configuration at a candidate (RunSpec edited directly; `text` keeps the original).
@@ -73,31 +85,43 @@ class Curve {
     return c;
   }
 
-  const Comparison& at(double x) {
+  /// The chosen analyses at x: R of the requested one, or the pointwise minimum of those that
+  /// apply ("best"), and the name of the tightest.
+  struct Evaluation {
+    std::vector<double> R;
+    std::string tightest;
+  };
+
+  const Evaluation& at(double x) {
     auto it = memo_.find(x);
-    if (it == memo_.end()) it = memo_.emplace(x, run_comparison(candidate(x), engines_)).first;
-    return it->second;
+    if (it != memo_.end()) return it->second;
+    const RunConfig config = candidate(x);
+    const TrainingRun run = training_run_of(config.spec);
+    const AnalysisInput input{config, run, engines_};
+    const auto& orders = config.spec.orders;
+    Evaluation e;
+    e.R.assign(orders.size(), std::numeric_limits<double>::infinity());
+    double tightest = std::numeric_limits<double>::infinity();
+    std::vector<const Analysis*> applying;
+    for (const Analysis* a : chosen_) {
+      const AnalysisResult r = a->assess(input, orders);
+      if (!r.applies) {
+        if (request_.analysis != "best")
+          throw SpecError("--analysis", "\"" + request_.analysis + "\"", "does not apply at " + where(x) + ": " + r.reason);
+        continue;
+      }
+      if (!eligible_for_best(a->status_of(r), config.spec.include_disputed)) continue;
+      applying.push_back(a);
+      for (std::size_t j = 0; j < orders.size(); ++j) e.R[j] = std::min(e.R[j], r.R[j]);
+      const double eps = best_epsilon(orders, r.R, request_.delta).epsilon;
+      if (eps < tightest) tightest = eps, e.tightest = a->name;
+    }
+    if (applying.empty()) throw SpecError("--analysis", "\"best\"", "no analysis applies at " + where(x));
+    if (memo_.empty()) chosen_ = applying;  // the start: later candidates ask only these
+    return memo_.emplace(x, std::move(e)).first->second;
   }
 
-  /// R of the requested analysis at x; refuses an analysis that does not apply there.
-  std::vector<double> R(double x) {
-    const Comparison& c = at(x);
-    if (request_.analysis == "best") {
-      if (c.best_name.empty()) throw SpecError("--analysis", "\"best\"", "no analysis applies at " + where(x));
-      return c.best_R;
-    }
-    for (const auto& e : c.entries) {
-      if (e.result.name != request_.analysis) continue;
-      if (!e.result.applies)
-        throw SpecError("--analysis", "\"" + request_.analysis + "\"",
-                        "does not apply at " + where(x) + ": " + e.result.reason);
-      return e.result.R;
-    }
-    std::string names = "best";
-    for (const auto& e : c.entries) names += ", " + e.result.name;
-    throw SpecError("--analysis", "\"" + request_.analysis + "\"", "must be one of " + names);
-  }
-
+  std::vector<double> R(double x) { return at(x).R; }
   EpsilonAtOrder epsilon(double x) { return best_epsilon(base_.spec.orders, R(x), request_.delta); }
   bool met(double x) { return epsilon(x).epsilon <= request_.epsilon; }
   std::string where(double x) const {
@@ -109,7 +133,8 @@ class Curve {
   RunConfig base_;
   CalibrationRequest request_;
   const EngineRegistry& engines_;
-  std::map<double, Comparison> memo_;
+  std::vector<const Analysis*> chosen_;
+  std::map<double, Evaluation> memo_;
 };
 
 /// Geometric bracket [lo, hi] around the configured sigma: target met at hi, not at lo.
@@ -212,7 +237,7 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   out.best_order = achieved.order;
   out.evaluations = curve.evaluations();
   out.analysis_used = request.analysis;
-  if (request.analysis == "best") out.tightest = curve.at(x).best_name;
+  if (request.analysis == "best") out.tightest = curve.at(x).tightest;
   return out;
 }
 

@@ -211,7 +211,7 @@ TEST_CASE("Calibrating the number of steps and a continuous training time", "[ep
 
       const auto time = calibrate_largest([&](double T) { return gaussian_rdp(orders, z, T); }, orders, target,
                                           0.01, 1e6);
-      CHECK(time.parameter <= t_star);
+      CHECK(time.parameter <= t_star * (1 + 1e-14));  // t_star itself is rounded; achieved <= eps below is exact
       CHECK(time.parameter == Approx(t_star).epsilon(1e-8));
       CHECK(time.achieved.epsilon <= eps);
     }
