@@ -1,5 +1,6 @@
 #pragma once
-// Which closed forms of C21 apply to a configured run, evaluated on the run's solution grid.
+// The closed forms that apply to a configured run (the C21 catalogue of analyses/chourasia_2021.hpp and
+// the exact divergences of quadratic losses), evaluated on the run's solution grid for `solve`.
 #include <string>
 #include <vector>
 
@@ -23,8 +24,5 @@ struct ClosedFormCurves {
 ///  squared-loss; gamma = the configured fixed gamma if in (0,1), else 1/2), cor1
 ///  (strongly-convex), cor2, thm3-exact, thm3-lower (squared loss with a point initialisation).
 std::vector<ClosedFormCurves> applicable_closed_forms(const RunSpec& spec, const Solution& solution);
-
-/// The gamma at which thm2 is evaluated for this spec (see above).
-double thm2_gamma(const RunSpec& spec);
 
 }  // namespace rdpdyn
