@@ -6,7 +6,8 @@
 #include "analyses/chourasia_2021.hpp"
 #include "analyses/composition.hpp"
 #include "analyses/pdi.hpp"
-#include "analyses/ye_shokri_2022.hpp"
+#include "analyses/ye_shokri_2022/derived_entries.hpp"
+#include "analyses/ye_shokri_2022/published_entries.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -72,11 +73,18 @@ std::vector<Analysis> build_registry() {
       {"chourasia-cor2", "C21 (arXiv:2102.05855) Cor 2", P, "", true, paper(chourasia_cor2)},
       {"ye-shokri-thm3.3", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 3.3, eq. (91); Thm D.4, eq. (80)", P, "", true,
        paper(ye_shokri::thm3_3)},
+      {"ye-shokri-thm3.3-shifted",
+       "derived from Ye & Shokri 2022 (arXiv:2203.05363) Thm 3.3 (91), Thm D.4 (80), Lemma 3.2 (56)", D,
+       "docs/analyses.md, \"ye-shokri-thm3.3-shifted\"", true, paper(ye_shokri::thm3_3_shifted)},
       {"ye-shokri-thm4.2", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.2, eq. (135)", P, "", true,
        paper(ye_shokri::thm4_2)},
+      {"ye-shokri-thm4.2-mixture", "derived from Ye & Shokri 2022 (arXiv:2203.05363) Lemma 4.1 (133), Thm 4.2 (135)", D,
+       "docs/analyses.md, \"ye-shokri-thm4.2-mixture\"", true, paper(ye_shokri::thm4_2_mixture)},
       {"ye-shokri-thm4.3", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.3, eqs. (147)-(150)", P, "", true,
        paper(ye_shokri::thm4_3)},
       {"ye-shokri-d6", "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6, eq. (112)", P, "", true, paper(ye_shokri::d6)},
+      {"ye-shokri-d6-optimal-split", "derived from Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6, recursion (122)", D,
+       "docs/analyses.md, \"ye-shokri-d6-optimal-split\"", true, paper(ye_shokri::d6_optimal_split)},
       {"altschuler-talwar-b1", "Altschuler & Talwar 2022 (arXiv:2205.13710) eq. (B.1)", P, "", true,
        paper(altschuler_talwar_b1)},
       {"altschuler-talwar-b2", "Altschuler & Talwar 2022 (arXiv:2205.13710) eq. (B.2)", X, at_gap, true,

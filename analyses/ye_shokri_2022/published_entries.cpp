@@ -1,0 +1,113 @@
+#include "analyses/ye_shokri_2022/published_entries.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "analyses/ye_shokri_2022/assumptions.hpp"
+#include "analyses/ye_shokri_2022/detail.hpp"
+#include "analyses/ye_shokri_2022/theorems.hpp"
+#include "analyses/ye_shokri_2022/units_and_lsi.hpp"
+
+namespace rdpdyn::ye_shokri {
+
+using detail::fmt;
+
+namespace {
+
+AnalysisResult refuse(AnalysisResult r, std::string why) {
+  r.applies = false;
+  r.reason = std::move(why);
+  r.R.clear();
+  return r;
+}
+
+double step_cost(const TrainingRun& run, double batch) {
+  return gaussian_step_cost(run.eta, run.sigma, run.sensitivity, batch);
+}
+
+}  // namespace
+
+AnalysisResult thm3_3(const TrainingRun& run) {
+  const bool sc = run.lambda > 0.0;
+  AnalysisResult r;
+  r.name = "ye-shokri-thm3.3";
+  r.citation = sc ? "Ye & Shokri 2022 (arXiv:2203.05363) Thm 3.3, eq. (91), worst batch j0 = n/b - 1; eps_0^j of "
+                    "eq. (99) with Lemma D.3, eq. (76)"
+                  : "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.4, eq. (80) (convex, lambda = 0), worst batch "
+                    "j0 = n/b - 1; Lemma D.2, eq. (71)";
+  if (auto v = fixed_partition_setting_violation(run)) return refuse(r, *v);
+  if (auto v = whole_epochs_violation(run, sc ? "Thm 3.3" : "Thm D.4", "ye-shokri-thm3.3-shifted")) return refuse(r, *v);
+
+  const std::int64_t N = run.batches_per_epoch();
+  const std::int64_t K = run.steps / N;
+  const double q = squared_lipschitz(run.eta, run.lambda);
+  const double w = step_cost(run, static_cast<double>(run.batch_size));
+  // eps_0^j of YS22 eq. (99) decreases in j, so YS22 eq. (91) and eq. (80) are largest for the record
+  // in the last batch.
+  const double units = sc ? thm33_units(N, K, N - 1, q) : thmD4_units(N, K, N - 1);
+  for (double a : run.orders) r.R.push_back(a * w * units);
+  r.applies = true;
+  r.reason = "K = " + std::to_string(K) + " epoch(s) of n/b = " + std::to_string(N) + " batches; " +
+             (sc ? "Thm 3.3 (91)" : "Thm D.4 (80)") + " at the worst batch j0 = " + std::to_string(N - 1) +
+             ": R/alpha = " + fmt(w * units);
+  return r;
+}
+
+AnalysisResult thm4_2(const TrainingRun& run) {
+  AnalysisResult r;
+  r.name = "ye-shokri-thm4.2";
+  r.citation = "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.2, eq. (135), eps_0^j of eq. (136)";
+  if (auto v = random_partition_setting_violation(run)) return refuse(r, *v);
+  if (!(run.lambda > 0.0))
+    return refuse(r, "needs lambda > 0 (Thm 4.2 is stated for lambda-strongly convex losses, Lemma D.3); lambda = " +
+                         fmt(run.lambda) + "; see ye-shokri-thm4.2-mixture");
+  const std::int64_t N = run.batches_per_epoch();
+  const std::int64_t K = run.steps / N;
+  const double q = squared_lipschitz(run.eta, run.lambda);
+  const double w = step_cost(run, static_cast<double>(run.batch_size));
+  for (double a : run.orders) r.R.push_back(thm42(a, N, K, q, w));
+  r.applies = true;
+  r.reason = "K = " + std::to_string(K) + " epoch(s) of n/b = " + std::to_string(N) + " batches; eq. (135)";
+  return r;
+}
+
+AnalysisResult thm4_3(const TrainingRun& run) {
+  AnalysisResult r;
+  r.name = "ye-shokri-thm4.3";
+  r.citation = "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.3, eqs. (147)-(150)";
+  if (auto v = common_violation(run)) return refuse(r, *v);
+  if (run.sampling != BatchSampling::PerStep)
+    return refuse(r, "needs sampling = per-step (b records drawn afresh each step, P(i0 in B) = b/n, Thm 4.3); "
+                     "the run uses " + std::string(batch_sampling_name(run.sampling)));
+  if (auto v = gradient_step_size_violation(run.eta, run.lambda, run.beta)) return refuse(r, *v);
+  const double q = squared_lipschitz(run.eta, run.lambda);
+  const double p = static_cast<double>(run.batch_size) / run.n;
+  const double w = step_cost(run, static_cast<double>(run.batch_size));
+  for (double a : run.orders) r.R.push_back(thm43(a, run.steps, p, q, w));
+  r.applies = true;
+  r.reason = "exponentiated recursion over " + std::to_string(run.steps) + " steps, sampling rate b/n = " + fmt(p) +
+             ", exponent (1 - eta lambda)^2 = " + fmt(q);
+  return r;
+}
+
+AnalysisResult d6(const TrainingRun& run) {
+  AnalysisResult r;
+  r.name = "ye-shokri-d6";
+  r.citation = "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6, eq. (112)";
+  if (auto v = full_batch_setting_violation(run)) return refuse(r, *v);
+  if (!(run.lambda > 0.0))
+    return refuse(r, "needs lambda > 0 (Thm D.6 is stated for lambda-strongly convex losses); lambda = " +
+                         fmt(run.lambda) + "; see ye-shokri-d6-optimal-split");
+  // YS22 Thm D.6, eq. (112): alpha eta S_g^2 / (2 sigma^2 n^2) sum_{k=1}^K (1 - eta lambda/2)^k
+  // = alpha w_n d6_units(K, eta lambda, 1/2), w_n the step cost at b = n.
+  const double w = step_cost(run, run.n);
+  const double units = d6_units(run.steps, run.eta * run.lambda, 0.5);
+  for (double a : run.orders) r.R.push_back(a * w * units);
+  r.applies = true;
+  r.reason = "K = " + std::to_string(run.steps) + " full-batch steps, noise split in half (114)-(115): R/alpha = " +
+             fmt(w * units);
+  return r;
+}
+
+}  // namespace rdpdyn::ye_shokri
