@@ -193,7 +193,7 @@ double gaussian_step_cost(double eta, double sigma, double sensitivity, double b
 // ---------------------------------------------------------------------------------------------
 
 double squared_lipschitz(double eta, double lambda) {
-  // Lemma D.3 proof (L403): the step map is (1 - eta lambda)-Lipschitz.
+  // Proof of Lemma D.3: the step map is (1 - eta lambda)-Lipschitz.
   const double L = 1.0 - eta * lambda;
   return L * L;
 }
@@ -373,7 +373,7 @@ double plain_recursion_units(std::int64_t N, std::int64_t steps, std::int64_t j0
 std::vector<double> shifted_recursion_units(std::int64_t N, std::int64_t steps, double q) {
   require(N >= 1 && q >= 0.0 && q <= 1.0, "shifted recursion needs n/b >= 1 and q in [0, 1]");
   // One run with the record in batch 0; batch j0 starts at its first use (point-init reduction,
-  // L280; shift (82)/(92)), so its bound is this run's value after steps - j0 steps.
+  // App. D.2; shift (82)/(92)), so its bound is this run's value after steps - j0 steps.
   std::vector<double> out(static_cast<std::size_t>(N), 0.0);
   double u = 0.0, S = 0.0;
   for (std::int64_t m = 0; m < steps; ++m) {

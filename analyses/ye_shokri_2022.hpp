@@ -1,14 +1,15 @@
 #pragma once
 // Ye & Shokri 2022, "Differentially Private Learning Needs Hidden State (Or Much Faster
-// Convergence)", NeurIPS 2022, arXiv:2203.05363, appendix (shared/seeds/002_*.txt; digest
-// shared/docs/digests/seed-002-digest.md, whose [FIX] readings are used). Rényi bounds on the last
-// iterate of noisy mini-batch gradient descent (Algorithm 1, reconstructed in the digest, s.1):
+// Convergence)", NeurIPS 2022, arXiv:2203.05363, appendix; its typo fixes ([FIX]) are listed in
+// docs/analyses.md section 3.2. Rényi bounds on the last iterate of noisy mini-batch gradient
+// descent (their Algorithm 1):
 //   theta <- theta - (eta/b) sum_{i in B} grad l(theta; x_i) + sqrt(2 eta sigma^2) N(0, I_d),
-// from a point initialisation (L280). Equation numbers are the appendix's, Lnnn seed lines.
+// from a point initialisation (App. D.2, "Reduce analysis to point initialization"). Equation
+// numbers are the appendix's.
 //
-// Units. Ye & Shokri add noise of variance 2 eta sigma^2 per step (L589) and S_g bounds one
-// record's gradient difference (Appendix A, L25-76): exactly TrainingRun's C21 units, so nothing
-// is converted. The only conversion in the paper, DP-SGD's noise multiplier (Sec. F, L840), is the
+// Units. Ye & Shokri add noise of variance 2 eta sigma^2 per step (App. D.6) and S_g bounds one
+// record's gradient difference (Appendix A): exactly TrainingRun's C21 units, so nothing
+// is converted. The only conversion in the paper, DP-SGD's noise multiplier (App. F.1), is the
 // named function noise_units::c21_sigma_from_dpsgd_multiplier.
 //
 // Every bound with point initialisation is alpha times an order-free number ("units" below: R/alpha
@@ -30,18 +31,18 @@ namespace rdpdyn::ye_shokri {
 // ---------------------------------------------------------------------------------------------
 
 /// w = eta S_g^2 / (4 sigma^2 b^2): R/alpha added by one step whose batch holds the differing
-/// record. Ye & Shokri 2022, Lemma 3.2, eq. (70) [FIX alpha, L359]: the Gaussian mechanism
-/// alpha Delta^2 / (2 s^2) with Delta = eta S_g / b and s^2 = 2 eta sigma^2.
+/// record. Ye & Shokri 2022, Lemma 3.2, eq. (70) [FIX: its middle expression drops alpha]: the
+/// Gaussian mechanism alpha Delta^2 / (2 s^2) with Delta = eta S_g / b and s^2 = 2 eta sigma^2.
 double gaussian_step_cost(double eta, double sigma, double sensitivity, double batch_size);
 
-/// (DP-SGD noise multipliers: noise_units::c21_sigma_from_dpsgd_multiplier, Sec. F.1, L840.)
+/// (DP-SGD noise multipliers: noise_units::c21_sigma_from_dpsgd_multiplier, App. F.1.)
 
 // ---------------------------------------------------------------------------------------------
 // LSI sequences (Lemmas D.2, D.3) and per-step contraction factors
 // ---------------------------------------------------------------------------------------------
 
 /// q = (1 - eta lambda)^2, the squared Lipschitz constant of the gradient step of a
-/// lambda-strongly convex, beta-smooth loss when eta < 2/(lambda + beta) (Lemma D.3, L403).
+/// lambda-strongly convex, beta-smooth loss when eta < 2/(lambda + beta) (proof of Lemma D.3).
 /// lambda = 0 gives the convex case, q = 1 (Lemma D.2).
 double squared_lipschitz(double eta, double lambda);
 
@@ -53,7 +54,8 @@ double geometric_sum(std::int64_t m, double q);
 double lsi_constant_convex(std::int64_t m, double eta, double sigma);
 
 /// Lemma D.3, eq. (76): c_m = 1 / (2 eta sigma^2 S_m), q = (1 - eta lambda)^2 (lambda-strongly
-/// convex, beta-smooth, eta < 2/(lambda + beta) [FIX for L704's lambda + eta]); c_0 = +infinity.
+/// convex, beta-smooth, eta < 2/(lambda + beta) [FIX for Thm 4.2's printed lambda + eta]);
+/// c_0 = +infinity.
 double lsi_constant_strongly_convex(std::int64_t m, double eta, double sigma, double lambda);
 
 /// Lemma 3.2, eq. (56): rho = (1 + 2 c eta sigma^2 / L^2)^{-1} for laws that are c-LSI and an
@@ -61,14 +63,14 @@ double lsi_constant_strongly_convex(std::int64_t m, double eta, double sigma, do
 double lemma32_contraction(double lsi_c, double eta, double sigma, double lipschitz);
 
 /// rho_m = Lemma 3.2's factor with the LSI constant of Lemma D.2/D.3 at step m:
-/// q S_m / S_{m+1} (digest s.2.6 [DERIVED]; equals (95)'s factor [FIX]); q = 1 gives m/(m+1)
-/// (Thm D.4, eq. (86)). sigma cancels. rho_0 = 0.
+/// q S_m / S_{m+1} ([DERIVED], docs/analyses.md section 3.2; equals (95)'s factor [FIX]); q = 1
+/// gives m/(m+1) (Thm D.4, eq. (86)). sigma cancels. rho_0 = 0.
 double contraction_factor(std::int64_t m, double q);
 
 /// Step-size conditions: nullopt when they hold, else the reason naming both values.
 /// Lemma D.2 (eta < 2/beta) for lambda = 0, Lemma D.3 (eta < 2/(lambda + beta)) for lambda > 0.
 std::optional<std::string> gradient_step_size_violation(double eta, double lambda, double beta);
-/// Thm D.6 (L597): eta < 1/beta.
+/// Thm D.6: eta < 1/beta.
 std::optional<std::string> full_batch_step_size_violation(double eta, double beta);
 
 // ---------------------------------------------------------------------------------------------
@@ -135,7 +137,7 @@ double plain_recursion_units(std::int64_t N, std::int64_t steps, std::int64_t j0
 
 /// The same recursion started at the first use of each batch, for every j0: element j0 is
 /// plain_recursion_units(N, steps - j0, 0, q) (0 when steps <= j0). Valid because steps before the
-/// first use are data-independent, so the point-initialisation reduction (L280) restarts the LSI
+/// first use are data-independent, so the point-initialisation reduction (App. D.2) restarts the LSI
 /// sequence there (the shift argument of Thm D.4/3.3, eqs. (82), (92)); it is never larger than
 /// plain_recursion_units(N, steps, j0, q), whose rho_m are larger.
 std::vector<double> shifted_recursion_units(std::int64_t N, std::int64_t steps, double q);
@@ -178,10 +180,10 @@ SplitOptimum optimise_split(const std::function<double(double)>& f);
 // ---------------------------------------------------------------------------------------------
 // Analyses of a TrainingRun. Every one checks its assumptions and, if one fails, returns
 // applies = false and the failing assumption with the run's values in `reason`.
-// Common to all: orders > 1, adjacency = replace (same-size neighbours, L85), integer n,
+// Common to all: orders > 1, adjacency = replace (same-size neighbours, Def. B.1), integer n,
 // 1 <= b <= n, steps >= 1, eta, sigma > 0, S_g >= 0, beta > 0 known, 0 <= lambda <= beta.
 // A diameter is ignored: projecting onto a convex set is 1-Lipschitz post-processing, which keeps
-// both the LSI constant and the bound (digest s.5.1, item 1).
+// both the LSI constant and the bound (C21 Lemma 8; docs/math.md section 5.4).
 // ---------------------------------------------------------------------------------------------
 
 /// "ye-shokri-thm3.3": sampling = partition, b | n, n/b >= 2, eta < 2/(lambda + beta). For every
