@@ -100,7 +100,7 @@ EpsilonAtOrder best_epsilon(std::span<const double> orders, std::span<const doub
   check_grid(orders, rdp);
   EpsilonAtOrder best{kInf, kNaN};
   for (std::size_t j = 0; j < orders.size(); ++j) {
-    // Every order certifies its own epsilon; the smallest is the best (math.md section 4).
+    // Every order certifies its own epsilon; the smallest is the best (docs/math.md section 4).
     const double eps = rdp_to_epsilon(conversion, orders[j], rdp[j], delta);
     if (eps < best.epsilon) best = {eps, orders[j]};
   }

@@ -1,5 +1,5 @@
 #pragma once
-// RDP -> (epsilon, delta)-DP conversions (math.md section 4), their inverses, and calibration of
+// RDP -> (epsilon, delta)-DP conversions (docs/math.md section 4), their inverses, and calibration of
 // a parameter (noise, number of steps) to a target (epsilon, delta) by bisection.
 //
 // A mechanism that is (alpha, R)-RDP at every order of a grid is (epsilon, delta)-DP for the

@@ -38,7 +38,7 @@ SplitBound split_bound(const Setting& st, double alpha,
   const double T = static_cast<double>(st.steps);
   SplitBound best;
   if (st.steps == 0) return best;  // the output is the common initial point
-  // tau = 0 branch (L772): the CNIs coincide, (2) = 0, no split needed.
+  // tau = 0 branch (the first term of (B.2)): the CNIs coincide, (2) = 0, no split needed.
   best.value = T * sampled_gaussian_rdp(q, st.batch * st.sigma / st.shift, alpha);
   best.linear = true;
   if (st.steps < 2) return best;
@@ -53,7 +53,8 @@ SplitBound split_bound(const Setting& st, double alpha,
       return Eval{kInf, 1.0};  // a split whose S_alpha cannot be evaluated is simply not a candidate
     }
     const double A = alpha * st.diameter * st.diameter / (2.0 * st.eta * st.eta * s1 * s1);
-    // Digest recipe: k in {floor kc, ceil kc, 1, T-1}, clipped to [1, T-1] (L778, L790).
+    // k in {floor kc, ceil kc, 1, T-1}, clipped to [1, T-1] (App. B.2/B.3 round kc; [FIX] the
+    // cap is T-1, not T).
     const auto [k1, k2] = integer_candidates(window(Q, A), 1.0, T - 1.0);
     Eval e{kInf, 1.0};
     for (double k : {k1, k2, 1.0, T - 1.0}) {
@@ -114,7 +115,7 @@ Setting setting_of(const TrainingRun& run) {
   Setting st;
   st.sigma = noise_units::at_sigma_from_c21(run.sigma, run.eta);
   st.eta = run.eta;
-  st.shift = run.sensitivity;  // A&T 2L (replace) / L (remove, Remark B.2) <-> S_g (digest 4.2)
+  st.shift = run.sensitivity;  // A&T 2L (replace) / L (remove, Remark B.2) <-> S_g (docs/math.md 1.2)
   st.diameter = run.diameter.value_or(0.0);
   st.n = run.n;
   st.batch = run.sampling == BatchSampling::FullBatch ? run.n : static_cast<double>(run.batch_size);
@@ -129,23 +130,23 @@ double contraction_factor(double eta, double m, double M) {
 }
 
 double bound_b1(const Setting& st, double alpha) {
-  // (B.1), L758: first term original PABI (Prop 2.17, s_t = a_t = s); second Prop 3.2 with
-  // tau = T - k, s_t = s, a_t = Dt/k + s (L762), Dt = D + s (Obs. 5.7 with b = n).
+  // (B.1), App. B.1: first term original PABI (Prop 2.17, s_t = a_t = s); second Prop 3.2 with
+  // tau = T - k, s_t = s, a_t = Dt/k + s (App. B.1), Dt = D + s (Obs. 5.7 with b = n).
   if (st.steps == 0) return 0.0;
   const double T = static_cast<double>(st.steps);
   const double s = st.eta * st.shift / st.n;
   const double Dt = st.diameter + s;
   double best = T * s * s;
-  // k (Dt/k + s)^2 = Dt^2/k + 2 Dt s + k s^2 is convex in k with real minimiser Dt/s (L766);
-  // candidates as in the digest's recipe: floor, ceil, 1 and T.
+  // k (Dt/k + s)^2 = Dt^2/k + 2 Dt s + k s^2 is convex in k with real minimiser Dt/s (App. B.1,
+  // "Numerical computation"); candidates: floor, ceil, 1 and T.
   const auto [k1, k2] = integer_candidates(Dt / s, 1.0, T);
   for (double k : {k1, k2, 1.0, T}) best = std::min(best, k * (Dt / k + s) * (Dt / k + s));
   return alpha / (2.0 * st.eta * st.eta * st.sigma * st.sigma) * best;
 }
 
 SplitBound bound_b2(const Setting& st, double alpha) {
-  // (B.2), L774: the PABI term of (3.6), alpha D^2 / (2 eta^2 sigma1^2 k) = A / k, minimiser of
-  // k Q + A/k at sqrt(A/Q) (L778).
+  // (B.2), App. B.2: the PABI term of (3.6), alpha D^2 / (2 eta^2 sigma1^2 k) = A / k, minimiser of
+  // k Q + A/k at sqrt(A/Q) (App. B.2, "Numerical computation").
   return split_bound(
       st, alpha, [](double A, double k) { return A / k; },
       [](double Q, double A) { return std::sqrt(A / Q); });
@@ -153,7 +154,7 @@ SplitBound bound_b2(const Setting& st, double alpha) {
 
 double sc_window(double Q, double A, double c) {
   // d/dk [k Q + A (1-c^2)/(c^{-2k} - 1)] = 0 with x = c^{-2k}: Q (x - 1)^2 = 2 A (1-c^2)|log c| x,
-  // i.e. x^2 - (2 + g) x + 1 = 0 (L790 with beta = -g; (1 - c^2) per digest erratum 13).
+  // i.e. x^2 - (2 + g) x + 1 = 0 (App. B.3 with beta = -g; [FIX] (1 - c^2), docs/analyses.md 3.3).
   const double lc = -std::log(c);
   const double g = 2.0 * A * (1.0 - c * c) * lc / Q;
   const double x_minus_1 = (g + std::sqrt(g * (g + 4.0))) / 2.0;  // larger root minus 1, stable
@@ -161,7 +162,7 @@ double sc_window(double Q, double A, double c) {
 }
 
 SplitBound bound_b3(const Setting& st, double alpha, double c) {
-  // (B.3), L784: the PABI term with optimised a_t (footnote 11, L792):
+  // (B.3), App. B.3: the PABI term with optimised a_t (footnote 11):
   // A (1 - c^2) / (c^{-2k} - 1) = A (1 - c^2) c^{2k} / (1 - c^{2k}) (no overflow).
   if (c == 0.0)  // one step contracts any distance to 0: the PABI term vanishes for k >= 1
     return split_bound(
@@ -210,7 +211,7 @@ std::optional<std::string> diameter_problem(const TrainingRun& run, const std::s
   return std::nullopt;
 }
 
-// Convex loss and eta <= 2/beta: the gradient step is a contraction (A&T Lemma 2.1, L209).
+// Convex loss and eta <= 2/beta: the gradient step is a contraction (A&T Lemma 2.1).
 std::optional<std::string> convex_smooth_problem(const TrainingRun& run) {
   if (!(run.lambda >= 0.0))
     return "lambda = " + format_number(run.lambda) +
@@ -243,7 +244,7 @@ std::optional<std::string> strongly_convex_problem(const TrainingRun& run, const
   return std::nullopt;
 }
 
-// (B.2)/(B.3) sampling: uniformly random size-b batches drawn afresh every step (A&T L103,
+// (B.2)/(B.3) sampling: uniformly random size-b batches drawn afresh every step (A&T Sec. 1.2,
 // eq. (3.1)), or the full batch (b = n, q = 1); remove adjacency only without subsampling.
 std::optional<std::string> sgd_sampling_problem(const TrainingRun& run, const std::string& bound) {
   if (run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::PerStep)
@@ -268,7 +269,7 @@ AnalysisResult applied(const std::string& name, const std::string& citation, std
 }
 
 const char* kUnits =
-    "; sigma_AT = sigma sqrt(2/eta) (digest 4.2), A&T's 2L (replace) / L (remove, Remark B.2) = S_g";
+    "; sigma_AT = sigma sqrt(2/eta) (docs/math.md 1.4), A&T's 2L (replace) / L (remove, Remark B.2) = S_g";
 
 }  // namespace
 
@@ -330,7 +331,8 @@ AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
       std::string("Altschuler & Talwar 2022, (B.3) (App. B.3, L780-794; Prop. 5.4 with the a_t of "
                   "footnote 11), strongly convex; c = max(|1 - eta m|, |1 - eta M|) (= (kappa-1)/"
                   "(kappa+1) at eta = 2/(M+m), Lemma 5.3); window from L790 with (1 - c^2) "
-                  "(digest erratum 13); b < n needs per-record gradient norms <= S_g/2 ([domain] lipschitz_loss)") + kUnits;
+                  "([FIX], docs/analyses.md 3.3); b < n needs per-record gradient norms <= S_g/2 "
+                  "([domain] lipschitz_loss)") + kUnits;
   if (auto p = sampled_bound_problem(run, "(B.3)")) return refused(name, citation, *p);
   if (auto p = strongly_convex_problem(run, "(B.3)")) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
@@ -349,7 +351,8 @@ AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
 AnalysisResult pabi_strongly_convex(const TrainingRun& run) {
   const std::string name = "pabi-strongly-convex";
   const std::string citation =
-      std::string("seed-003 digest 4.3 [DERIVED] from Altschuler & Talwar 2022 Prop. 5.4 (tau = 0, "
+      std::string("[DERIVED] (docs/analyses.md, pabi-strongly-convex) from Altschuler & Talwar 2022 "
+                  "Prop. 5.4 (tau = 0, "
                   "z_0 = 0, s_t = 2 eta L/n, a_t ~ c^{T-t}): alpha (2 eta L/n)^2/(2 eta^2 sigma^2) "
                   "(1+c)(1-c^T)/((1-c)(1+c^T)), c = max(|1 - eta m|, |1 - eta M|); full batch") +
       kUnits;

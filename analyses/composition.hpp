@@ -4,7 +4,8 @@
 // The last iterate is a post-processing of the released sequence, so these bound it too. They grow
 // linearly in the number of steps: the baselines that the last-iterate analyses improve on.
 //
-// Units are C21's (math.md section 1): one step theta <- theta - (eta/b) sum_{i in B} grad l + N(0, s^2 I)
+// Units are C21's (docs/math.md section 1.1): one step
+// theta <- theta - (eta/b) sum_{i in B} grad l + N(0, s^2 I)
 // with s = sqrt(2 eta) sigma; the differing record moves the update by at most
 // Delta = eta S_g / b (b = n for full batch). Conversions in models/noise_units.hpp.
 #include <optional>

@@ -1,6 +1,6 @@
 #pragma once
 // The free tuning parameter gamma in (0, 1] of the PDI (C21 Lemma 2 / eq. (13)). It may vary with
-// time and order: the PDI holds pointwise for every gamma in (0, 1] (math.md section 2).
+// time and order: the PDI holds pointwise for every gamma in (0, 1] (docs/math.md section 2.4).
 #include <functional>
 #include <string>
 

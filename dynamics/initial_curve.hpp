@@ -16,7 +16,7 @@ struct LinearCurve {
   double slope;
 };
 
-/// R_0 = scale * alpha^exponent (exponent 2 is the transport test of math.md section 2).
+/// R_0 = scale * alpha^exponent (exponent 2 is the transport test of docs/math.md section 2.3).
 struct PowerCurve {
   double scale;
   double exponent;

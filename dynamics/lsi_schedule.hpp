@@ -18,7 +18,7 @@ struct ConstantLsi {
 /// The Gaussian-convolution family: the iterate law at time s of the interval is
 /// T#(law at start) * N(0, 2 s sigma^2), so c(s) = 1 / (A + 2 s sigma^2) with A the inverse LSI
 /// constant at the start of the interval after the step's Lipschitz maps (C21 Lemmas 8, 9;
-/// math.md section 2). A = 0 (point mass) is allowed: the integrand is singular but integrable.
+/// docs/math.md section 2.5). A = 0 (point mass) is allowed: the integrand is singular but integrable.
 struct GaussianConvolutionLsi {};
 
 /// A user-supplied continuous schedule c(s, t, alpha), s the time inside the interval, t the global

@@ -167,7 +167,7 @@ std::vector<double> parse_orders(const Section& s) {
   return orders;
 }
 
-/// The noise in C21 units from whichever convention the configuration uses (math.md section 1):
+/// The noise in C21 units from whichever convention the configuration uses (docs/math.md section 1.4):
 /// `sigma` (C21), `sigma_at` (Altschuler & Talwar) or `noise_multiplier` (DP-SGD, clipping norm
 /// S_g / 2). Exactly one may be given.
 std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, const AlgorithmSpec& a) {

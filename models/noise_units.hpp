@@ -1,6 +1,6 @@
 #pragma once
-// Noise and sensitivity units of the papers the tool compares (math.md section 1; seed-003 digest
-// section 4.2). The solver works in C21 units: one step of noisy GD adds sqrt(2 eta) N(0, sigma^2 I)
+// Noise and sensitivity units of the papers the tool compares (docs/math.md
+// section 1.4). The solver works in C21 units: one step of noisy GD adds sqrt(2 eta) N(0, sigma^2 I)
 // (Chourasia, Ye & Shokri 2021, Algorithm 1). Every conversion is a named function so that no
 // factor of 2 hides in an expression.
 #include <cmath>
@@ -13,11 +13,11 @@ inline double c21_step_noise_std(double sigma_c21, double eta) {
 }
 
 /// Per-step noise standard deviation of Altschuler & Talwar 2022 (noise eta Z, Z ~ N(0, sigma^2 I);
-/// their footnote 3, L119 of seed 003): eta sigma.
+/// their footnote 3, arXiv:2205.13710): eta sigma.
 inline double at_step_noise_std(double sigma_at, double eta) { return eta * sigma_at; }
 
 /// C21 sigma -> A&T sigma: equal per-step noise, eta sigma_AT = sqrt(2 eta) sigma, so
-/// sigma_AT = sigma sqrt(2 / eta) (math.md section 1; digest section 4.2 and erratum 14: A&T's
+/// sigma_AT = sigma sqrt(2 / eta) (docs/math.md section 1.4; A&T's
 /// footnote 3 says C21's variance is eta sigma^2, it is 2 eta sigma^2).
 inline double at_sigma_from_c21(double sigma_c21, double eta) {
   return sigma_c21 * std::sqrt(2.0 / eta);
@@ -30,7 +30,7 @@ inline double c21_sigma_from_at(double sigma_at, double eta) {
 
 /// l2-sensitivity of one noisy-GD update theta -> theta - (eta/b) sum_{i in B} grad l(theta; x_i)
 /// when the differing record is in the batch: eta S_g / b (b = n for full batch; Ye & Shokri 2022
-/// Lemma 3.2 case i0 in B; A&T's shift 2 eta L / b with 2L <-> S_g, digest section 4.2).
+/// Lemma 3.2 case i0 in B; A&T's shift 2 eta L / b with 2L <-> S_g, docs/math.md section 1.2).
 inline double step_sensitivity(double sensitivity_g, double eta, double batch) {
   return eta * sensitivity_g / batch;
 }
@@ -44,9 +44,9 @@ inline double effective_noise_multiplier(double sigma_c21, double eta, double se
 }
 
 /// DP-SGD noise multiplier m (noise std m C on the clipped gradient sum, clip norm C = S_g / 2)
-/// -> C21 sigma: sigma = sqrt(eta/2) m S_g / (2 b) (math.md section 1, Ye & Shokri 2022 App. F
-/// corrected). Under replace adjacency m = 2 z (z the effective multiplier): the sensitivity of a
-/// clipped sum is 2C.
+/// -> C21 sigma: sigma = sqrt(eta/2) m S_g / (2 b) (docs/math.md section 1.4; Ye & Shokri 2022 App. F.1
+/// [FIX] sqrt(n/2) -> sqrt(eta/2)). Under replace adjacency m = 2 z (z the effective multiplier):
+/// the sensitivity of a clipped sum is 2C.
 inline double c21_sigma_from_dpsgd_multiplier(double multiplier, double eta, double sensitivity_g,
                                               double batch) {
   return std::sqrt(eta / 2.0) * multiplier * sensitivity_g / (2.0 * batch);

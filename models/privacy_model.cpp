@@ -249,7 +249,7 @@ PrivacyProgram build_program(const RunSpec& spec) {
   switch (spec.algorithm.kind) {
     case AlgorithmKind::Langevin: return build_langevin_program(spec);
     case AlgorithmKind::NoisySgd: {
-      // One program: the record in the last batch of every epoch (solver/mini_batch_worst_case
+      // One program: the record in the last batch of every epoch (models/noisy_sgd_worst_case
       // takes the worst position).
       const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
       return build_noisy_sgd_program(spec, per_epoch - 1);

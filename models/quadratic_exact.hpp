@@ -1,6 +1,6 @@
 #pragma once
 // Exact Rényi divergences of noisy GD on a quadratic loss in d dimensions, and the exact LSI
-// schedule of its iterates, in C21 units (math.md section 1).
+// schedule of its iterates, in C21 units (docs/math.md section 1).
 //
 // Loss l(theta; x) = (theta - x)^T H (theta - x) / 2, H symmetric positive definite; full-batch
 // noisy GD theta_{k+1} = theta_k - (eta/n) sum_i H (theta_k - x_i) + sqrt(2 eta) sigma N(0, I), no

@@ -3,9 +3,9 @@
 //
 // For ANY gamma field gamma(alpha, t) in (0, 1] the PDI (C21 eq. (13)) holds, and along the
 // (curved, when gamma depends on alpha) characteristics dy/dt = a1(y, t) the true w = R/alpha
-// satisfies dw/dt <= a2 - a1 w (math.md section 2). Integrating that ODE with the same field, from
-// the initial data at the foot of the characteristic, therefore bounds the true R at the
-// characteristic's landing order. The Certifier shoots two characteristics per order, landing
+// satisfies dw/dt <= a2 - a1 w (docs/math.md sections 2.3, 2.4). Integrating that ODE with the same
+// field, from the initial data at the foot of the characteristic, therefore bounds the true R at
+// the characteristic's landing order. The Certifier shoots two characteristics per order, landing
 // just above and just below it, and bounds R at the order by the smaller of the upper bound (R is
 // non-decreasing in alpha) and the chord of (alpha - 1) R through both (it is convex in alpha).
 // It integrates with Boost.Odeint at tight tolerance and biases each landing in the safe

@@ -18,7 +18,7 @@ struct CharacteristicState {
   double inverse_lsi = kPointMassInverseLsi;
 };
 
-/// R(alpha) = alpha w(alpha) at every order (math.md section 2, exact characteristic solution).
+/// R(alpha) = alpha w(alpha) at every order (docs/math.md section 2.3, exact characteristic solution).
 void evaluate_rdp(const CharacteristicState& s, const InitialCurve& initial,
                   std::span<const double> orders, std::span<double> R) {
   if (s.initial_absorbed || std::isinf(s.transport)) {

@@ -1,6 +1,6 @@
 #pragma once
 // The characteristics engine: solves the PDI (C21 eq. (13)) over a whole privacy program on an
-// alpha grid, exactly for alpha-independent coefficients (math.md section 2).
+// alpha grid, exactly for alpha-independent coefficients (docs/math.md section 2.3).
 //
 // The solution after any number of steps has the form
 //   w(alpha) = exp(-T) w_0(alpha_0) + B,   alpha_0 = 1 + (alpha - 1) exp(-T),

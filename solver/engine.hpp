@@ -1,5 +1,5 @@
 #pragma once
-// The engine interface: every way of solving the PDI (C21 eq. (13); docs/math.md section 2) takes
+// The engine interface: every way of solving the PDI (C21 eq. (13); docs/math.md section 2.1) takes
 // a privacy program, initial data, the orders and a record plan, and reports the recorded rows to
 // one observer type. Engines are chosen by name from an EngineRegistry (solver/engine_registry.hpp);
 // adding an engine is one class and one line there.

@@ -19,7 +19,7 @@ std::string limiter_name(Limiter limiter);
 /// Limited slope (times dy) from the backward and forward differences of a cell.
 double limited_slope(Limiter limiter, double backward, double forward);
 
-/// Right-hand side of the linear PDI in characteristic variables (C21 eq. (13), math.md s.2):
+/// Right-hand side of the linear PDI in characteristic variables (C21 eq. (13), docs/math.md section 2.2):
 ///   dw_i/dt = -a1_i (w_{i+1/2} - w_{i-1/2}) / dy + a2_i - a1_i w_i,
 /// with upwind face values w_{i+1/2} = w_i + slope_i / 2 (a1 >= 0: information moves to larger y).
 void linear_pdi_rhs(const double* w, const double* a1, const double* a2, std::int64_t begin,
@@ -37,7 +37,7 @@ inline double upwind_z(const double* w, std::int64_t i, double dy) {
 
 /// Right-hand side of the pointwise-optimal-gamma PDI, a Hamilton-Jacobi equation
 ///   w_t = H(w + w_y),  H(z) = min over gamma in (0,1] of [P/gamma - (1-gamma) Q z]
-///                            = P if Q z <= P, else 2 sqrt(P Q z) - Q z   (math.md end of s.3),
+///                            = P if Q z <= P, else 2 sqrt(P Q z) - Q z   (docs/math.md section 3.4),
 /// discretised with the backward difference: a monotone scheme (H is non-increasing in z) under
 /// dt Q (1 + 1/dy) <= 1.
 void optimal_gamma_rhs(const double* w, double P, const double* Q, std::int64_t begin,

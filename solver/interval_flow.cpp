@@ -63,7 +63,7 @@ IntervalFlow constant_fixed(const ConstantLsi& lsi, const DiffusionInterval& iv,
 }
 
 IntervalFlow gaussian_convolution_fixed(const DiffusionInterval& iv, double gamma, double A0) {
-  // c(s) = 1/V(s), V(s) = A0 + 2 sigma^2 s (C21 Lemmas 8, 9; math.md section 2):
+  // c(s) = 1/V(s), V(s) = A0 + 2 sigma^2 s (C21 Lemmas 8, 9; docs/math.md section 2.5):
   //   int_0^tau a1 = kappa ln(V(tau)/A0),  kappa = 1 - gamma,
   //   psi = a2 int_0^tau (V(s)/V(tau))^kappa ds = a2 V(tau) (1 - (A0/V(tau))^{kappa+1}) / ((kappa+1) 2 sigma^2).
   const double kappa = 1.0 - gamma;
@@ -98,7 +98,7 @@ IntervalFlow function_fixed(const FunctionLsi& lsi, const DiffusionInterval& iv,
 
 double constant_optimal(const ConstantLsi& lsi, const DiffusionInterval& iv, double w0) {
   // Q constant. Regime Q w <= P: w' = P until w = P/Q; then in u = sqrt(w):
-  // u' = sqrt(P Q) - Q u / 2, u -> u* = 2 sqrt(P/Q) exponentially (math.md end of s.3).
+  // u' = sqrt(P Q) - Q u / 2, u -> u* = 2 sqrt(P/Q) exponentially (docs/math.md section 3.4).
   const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
   const double Q = pdi::decay_scale(iv.sigma, lsi.c);
   double tau = iv.duration;

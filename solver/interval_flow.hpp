@@ -2,7 +2,7 @@
 // The exact flow of the PDI (C21 eq. (13)) over one diffusion interval, by characteristics.
 //
 // For coefficients that do not depend on alpha, along dy/dt = a1 the PDI reads dw/dt <= a2 - a1 w
-// (math.md section 2), so over an interval of length tau
+// (docs/math.md section 2.3), so over an interval of length tau
 //
 //   w(y, tau) <= exp(-A) w(y - A, 0) + psi,   A = int_0^tau a1,   psi = int_0^tau e^{-(A(tau)-A(s))} a2(s) ds,
 //
@@ -35,7 +35,7 @@ IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
                               const IntegrationTolerance& tol);
 
 /// The scalar flow of w for data linear in alpha with gamma(t) chosen pointwise as the minimiser
-/// of the right-hand side (math.md end of section 3): dw/dt = P if Q w <= P else
+/// of the right-hand side (docs/math.md section 3.4): dw/dt = P if Q w <= P else
 /// 2 sqrt(P Q w) - Q w. Closed form for ConstantLsi and GaussianConvolutionLsi, adaptive for
 /// FunctionLsi. Returns w at the end of the interval.
 double optimal_gamma_flow(const DiffusionInterval& interval, double w_start,

@@ -1,7 +1,7 @@
 // Altschuler & Talwar 2022 bounds (B.1)-(B.3), the strongly convex full-batch PABI bound, the
 // composition accountants and the unit conversions. Expected values are recomputed here from the
-// paper's formulas (seed 003 line numbers "Lnnn", digest = docs/digests/seed-003-digest.md) by
-// brute force over the free parameters, or taken from the digest's section 7 regression values.
+// paper's formulas (arXiv:2205.13710; typo fixes in docs/analyses.md section 3.3) by brute force
+// over the free parameters, or taken from reference values computed independently of this code.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -21,7 +21,7 @@ namespace nu = rdpdyn::noise_units;
 
 namespace {
 
-// A&T setting from A&T-unit parameters (alpha, sigma, eta, L, D, n, b, T) as the digest lists them;
+// A&T setting from A&T-unit parameters (alpha, sigma, eta, L, D, n, b, T);
 // replace adjacency: shift 2L (Remark B.2).
 at::Setting setting(double sigma, double eta, double L, double D, double n, double b, std::int64_t T) {
   at::Setting st;
@@ -54,7 +54,7 @@ TrainingRun run_of(double sigma_at, double eta, double L, std::optional<double> 
   return r;
 }
 
-// (B.1) by brute force over every window k = 1..T (L758), A&T units.
+// (B.1) by brute force over every window k = 1..T (App. B.1), A&T units.
 double b1_brute(double alpha, double sigma, double eta, double L, double D, double n, std::int64_t T) {
   const double s = 2.0 * eta * L / n, Dt = D + s;
   double best = static_cast<double>(T) * s * s;
@@ -66,7 +66,7 @@ double b1_brute(double alpha, double sigma, double eta, double L, double D, doub
 }
 
 // (B.2) (c = 1) or (B.3) (c < 1) by brute force: sigma1 on a 400-point grid, every window
-// k = T~ = 1..T-1 (L774, L784, footnote 11), and the T S_alpha(b/n, b sigma/(2L)) branch.
+// k = T~ = 1..T-1 (App. B.2, B.3, footnote 11), and the T S_alpha(b/n, b sigma/(2L)) branch.
 double split_brute(double alpha, double sigma, double eta, double L, double D, double n, double b,
                    std::int64_t T, double c) {
   const double q = b / n;
@@ -87,7 +87,7 @@ double split_brute(double alpha, double sigma, double eta, double L, double D, d
 }  // namespace
 
 // ----------------------------------------------------------------------------------------------
-// Units (math.md section 1; digest section 4.2)
+// Units (docs/math.md sections 1.2, 1.4)
 
 TEST_CASE("Noise conversions round-trip and equate the per-step noise", "[units]") {
   for (double eta : {1e-3, 0.02, 0.5, 1.7})
@@ -107,24 +107,24 @@ TEST_CASE("Noise conversions round-trip and equate the per-step noise", "[units]
         CHECK(m == Approx(2.0 * z).epsilon(1e-15));
       }
     }
-  // Digest 4.3: C21 Figure 1 has sigma_C = 0.02 at eta = 0.02, i.e. sigma_AT = 0.2.
+  // C21 Figure 1 has sigma_C = 0.02 at eta = 0.02, i.e. sigma_AT = 0.2.
   CHECK(nu::at_sigma_from_c21(0.02, 0.02) == Approx(0.2).epsilon(1e-15));
   CHECK(nu::step_sensitivity(4.0, 0.02, 5000.0) == Approx(1.6e-5).epsilon(1e-15));
 }
 
-TEST_CASE("Digest 4.2 relations: C21 Cor 1 and the composition baseline in A&T units", "[units]") {
-  // Digest 4.2: C21 Cor 1 reads 8 alpha L^2/(m eta sigma_AT^2 n^2) (1 - e^{-m eta K/2}) in A&T
+TEST_CASE("Unit relations: C21 Cor 1 and the composition baseline in A&T units", "[units]") {
+  // C21 Cor 1 reads 8 alpha L^2/(m eta sigma_AT^2 n^2) (1 - e^{-m eta K/2}) in A&T
   // units, with S_g = 2L and sigma_C = sigma_AT sqrt(eta/2).
   const double alpha = 10, L = 2, n = 5000, eta = 0.02, sigma_at = 0.2, m = 1.0, K = 500;
   const double at_units = 8 * alpha * L * L / (m * eta * sigma_at * sigma_at * n * n) * -std::expm1(-m * eta * K / 2);
   CHECK(closed_forms::cor1(alpha, 2 * L, n, nu::c21_sigma_from_at(sigma_at, eta), m, eta, K) ==
         Approx(at_units).epsilon(1e-13));
-  // Digest 4.2: the first term of (B.1), alpha/(2 eta^2 sigma_AT^2) K (2 eta L/n)^2, is C21's
+  // The first term of (B.1), alpha/(2 eta^2 sigma_AT^2) K (2 eta L/n)^2, is C21's
   // composition baseline alpha S_g^2 eta K / (4 n^2 sigma_C^2).
   const double b1_first = alpha / (2 * eta * eta * sigma_at * sigma_at) * K * std::pow(2 * eta * L / n, 2);
   CHECK(closed_forms::composition(alpha, 2 * L, n, nu::c21_sigma_from_at(sigma_at, eta), eta, K) ==
         Approx(b1_first).epsilon(1e-13));
-  CHECK(b1_first == Approx(0.04).epsilon(1e-13));  // digest 4.3, "Composition: 0.04"
+  CHECK(b1_first == Approx(0.04).epsilon(1e-13));  // C21 Figure 1, alpha = 10, K = 500
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -142,7 +142,7 @@ TEST_CASE("composition-gaussian is C21's composition baseline for full batch", "
     CHECK(r.R[i] == Approx(closed_forms::composition(run.orders[i], run.sensitivity, run.n, run.sigma,
                                                      run.eta, static_cast<double>(run.steps)))
                         .epsilon(1e-13));
-  CHECK(r.R[1] == Approx(0.04).epsilon(1e-12));  // digest 4.3
+  CHECK(r.R[1] == Approx(0.04).epsilon(1e-12));  // the same value
   // Remove adjacency with full batch (public normaliser n): the same formula with the run's S_g.
   run.adjacency = Adjacency::Remove;
   CHECK(composition_gaussian(run).R == r.R);
@@ -235,8 +235,8 @@ TEST_CASE("Zero steps: every analysis applies and bounds R by 0", "[composition]
 // ----------------------------------------------------------------------------------------------
 // (B.1) full batch
 
-TEST_CASE("(B.1) equals its brute-force minimum and the digest's regression values", "[at][b1]") {
-  // Digest section 7, (alpha, sigma, eta, L, D, n, T).
+TEST_CASE("(B.1) equals its brute-force minimum and reference values", "[at][b1]") {
+  // Reference values computed independently of this code, (alpha, sigma, eta, L, D, n, T).
   struct Case { double alpha, sigma, eta, L, D, n; std::int64_t T; double expected; };
   const Case cases[] = {{2, 1, 0.1, 1, 1, 100, 50, 0.02},
                         {2, 1, 0.1, 1, 1, 100, 5000, 0.8016},
@@ -253,19 +253,20 @@ TEST_CASE("(B.1) equals its brute-force minimum and the digest's regression valu
     REQUIRE(r.applies);
     CHECK(r.R[0] == Approx(c.expected).epsilon(1e-12));
   }
-  // Digest 2.9 [DERIVED]: the plateau 4 alpha L Dt/(n eta sigma^2) when Dt n/(2 eta L) is an integer.
+  // [DERIVED] k (Dt/k + s)^2 >= 4 Dt s, equality at k = Dt/s: the plateau 4 alpha L Dt/(n eta sigma^2)
+  // when Dt n/(2 eta L) is an integer.
   CHECK(at::bound_b1(setting(1, 0.1, 1, 1, 100, 100, 5000), 2) ==
         Approx(4 * 2 * 1 * (1 + 0.002) / (100 * 0.1 * 1)).epsilon(1e-12));
 }
 
 TEST_CASE("(B.1) grows linearly, then stops growing with the number of steps", "[at][b1][plateau]") {
-  // s = 2 eta L/n = 1e-4, Dt = D + s: the plateau starts at k = Dt/s = 1001 (L766).
+  // s = 2 eta L/n = 1e-4, Dt = D + s: the plateau starts at k = Dt/s = 1001 (App. B.1).
   double prev = 0.0, plateau = -1.0;
   for (std::int64_t T : {1, 2, 10, 100, 500, 1000, 1001, 1002, 2000, 5000, 20000, 1000000, 100000000}) {
     const double v = at::bound_b1(setting(1, 0.05, 1, 0.1, 1000, 1000, T), 8);
     CHECK(v >= prev);
     if (T <= 100) CHECK(v == Approx(8.0 / (2 * 0.0025) * static_cast<double>(T) * 1e-8).epsilon(1e-12));
-    if (T >= 4004) {  // past the crossover T = 4 Dt/s (digest 2.9): the plateau, exactly constant
+    if (T >= 4004) {  // past the crossover T s^2 = 4 Dt s: the plateau, exactly constant
       if (plateau < 0) plateau = v;
       CHECK(v == plateau);
     }
@@ -327,7 +328,7 @@ TEST_CASE("(B.1) refusals name the failing assumption", "[at][b1][refusal]") {
 // ----------------------------------------------------------------------------------------------
 // (B.2) and (B.3)
 
-TEST_CASE("(B.2) matches the digest's values and a brute-force search", "[at][b2]") {
+TEST_CASE("(B.2) matches reference values and a brute-force search", "[at][b2]") {
   struct Case { double alpha, sigma, eta, L, D, n, b; std::int64_t T; double expected; };
   const Case cases[] = {{8, 4, 0.05, 1, 0.1, 1000, 100, 20000, 0.0040021},
                         {4, 2, 0.5, 1, 1, 500, 50, 3000, 0.0160204}};
@@ -341,7 +342,7 @@ TEST_CASE("(B.2) matches the digest's values and a brute-force search", "[at][b2
     CHECK(v.value <= brute * (1 + 1e-12));
     CHECK(v.value >= brute * (1 - 1e-4));
     CHECK_FALSE(v.linear);
-    // The reported split and window reproduce the value: Q + k Q + A/k (L774).
+    // The reported split and window reproduce the value: Q + k Q + A/k (App. B.2).
     const double s2 = std::sqrt(c.sigma * c.sigma - v.sigma1 * v.sigma1);
     const double Q = sampled_gaussian_rdp(c.b / c.n, c.b * s2 / (2 * c.L), c.alpha);
     const double A = c.alpha * c.D * c.D / (2 * c.eta * c.eta * v.sigma1 * v.sigma1);
@@ -355,7 +356,7 @@ TEST_CASE("(B.2) matches the digest's values and a brute-force search", "[at][b2
     REQUIRE(r.applies);
     CHECK(r.R[0] == Approx(v.value).epsilon(1e-12));
   }
-  // Digest 2.9 [DERIVED] check: (B.2) with b = n nearly reproduces (B.1): 0.064032 vs 0.064064.
+  // Check: (B.2) with b = n nearly reproduces (B.1): 0.064032 vs 0.064064.
   const auto full = at::bound_b2(setting(1, 0.05, 1, 0.1, 1000, 1000, 20000), 8);
   CHECK(full.value == Approx(0.064032).epsilon(2e-5));
   CHECK(full.value < at::bound_b1(setting(1, 0.05, 1, 0.1, 1000, 1000, 20000), 8));
@@ -385,7 +386,7 @@ TEST_CASE("(B.2) is the composition-sgm value at first, then plateaus", "[at][b2
   }
 }
 
-TEST_CASE("(B.3) matches the digest's values and a brute-force search", "[at][b3]") {
+TEST_CASE("(B.3) matches reference values and a brute-force search", "[at][b3]") {
   struct Case { double alpha, sigma, eta, L, D, n, b; std::int64_t T; double c, expected; };
   const Case cases[] = {{8, 4, 0.05, 1, 0.1, 1000, 100, 20000, 0.9, 7.3465e-5},
                         {4, 2, 0.5, 1, 3, 500, 50, 3000, 0.5, 1.21728e-4}};
@@ -408,7 +409,8 @@ TEST_CASE("(B.3) matches the digest's values and a brute-force search", "[at][b3
 }
 
 TEST_CASE("(B.3) window: first-order condition with (1 - c^2), not (1 - c)^2", "[at][b3]") {
-  // Digest erratum 13: (Q, A, c) = (1e-3, 50, 0.9) has its minimum at T~ = 36.08.
+  // [FIX] (1 - c^2) in App. B.3's window (docs/analyses.md 3.3): (Q, A, c) = (1e-3, 50, 0.9) has
+  // its minimum at T~ = 36.08.
   const double Q = 1e-3, A = 50, c = 0.9;
   const double k_star = at::sc_window(Q, A, c);
   CHECK(k_star == Approx(36.08).margin(0.005));
@@ -421,7 +423,7 @@ TEST_CASE("(B.3) window: first-order condition with (1 - c^2), not (1 - c)^2", "
       best_k = k;
     }
   CHECK((best_k == std::floor(k_star) || best_k == std::ceil(k_star)));
-  // The printed L790 formula with (1 - c)^2 lands at 22.19, a clearly worse window.
+  // The printed formula with (1 - c)^2 lands at 22.19, a clearly worse window.
   const double beta_printed = (1 - c) * (1 - c) * 2 * A * std::log(c) / Q;
   const double k_printed =
       -std::log((2 - beta_printed + std::sqrt((2 - beta_printed) * (2 - beta_printed) - 4)) / 2) / (2 * std::log(c));
@@ -442,7 +444,7 @@ TEST_CASE("Contraction factor: (kappa-1)/(kappa+1) at eta = 2/(M+m) (A&T Lemma 5
   CHECK(at::contraction_factor(0.19, 1.0, 10.0) == Approx(0.9).epsilon(1e-14));  // eta M - 1
 }
 
-TEST_CASE("(B.2)/(B.3) at C21 Figure 1 (full batch, q = 1): digest section 4.3", "[at][b3]") {
+TEST_CASE("(B.2)/(B.3) at C21 Figure 1 (full batch, q = 1)", "[at][b3]") {
   // S_g = 4 (L = 2), n = 5000, eta = 0.02, sigma_C = 0.02 (sigma_AT = 0.2), alpha = 10, K = 500,
   // D = 1, c = 1 - eta lambda: (B.3) gives 0.04, 0.0217, 0.0114 for lambda = 1, 2, 4; (B.1) 0.04.
   auto run = run_of(0.2, 0.02, 2.0, 1.0, 5000, 5000, 500, BatchSampling::FullBatch, {10});
@@ -516,10 +518,10 @@ TEST_CASE("(B.3) is non-decreasing in alpha and stops growing with the steps", "
 }
 
 // ----------------------------------------------------------------------------------------------
-// Strongly convex full-batch PABI (digest 4.3)
+// Strongly convex full-batch PABI (derived: docs/analyses.md, "pabi-strongly-convex")
 
 TEST_CASE("pabi-strongly-convex equals Prop. 5.4 with the optimal shifts, solved here", "[at][pabi]") {
-  // Prop. 5.4 (L538) with tau = 0, z_0 = 0, s_t = s: minimise sum a_t^2 subject to
+  // Prop. 5.4 with tau = 0, z_0 = 0, s_t = s: minimise sum a_t^2 subject to
   // z_t = c z_{t-1} + s - a_t >= 0 and z_T = 0; a_t proportional to c^{T-t} (Cauchy-Schwarz on the
   // constraint sum_t c^{T-t} a_t = s sum_t c^{T-t}). Built and checked step by step here.
   const double alpha = 3.5, sigma = 0.7, eta = 0.1, L = 1.5, n = 200;
@@ -563,12 +565,12 @@ TEST_CASE("pabi-strongly-convex: one step is a Gaussian, then it plateaus below 
     const auto g = composition_gaussian(run);
     CHECK(r.R[1] >= prev);
     CHECK(r.R[1] <= g.R[1] * (1 + 1e-13));
-    CHECK(r.R[1] <= 0.00792 * (1 + 1e-12));  // digest 4.3: the limit 0.00792
+    CHECK(r.R[1] <= 0.00792 * (1 + 1e-12));  // the T -> infinity limit 0.00792
     CHECK(r.R[0] < r.R[1]);
     prev = r.R[1];
   }
   CHECK(prev == Approx(0.00792).epsilon(1e-12));
-  // Digest 4.3: about half of C21 Cor 1 (0.01589 at K = 500).
+  // About half of C21 Cor 1 (0.01589 at K = 500).
   run.steps = 500;
   const double cor1 = closed_forms::cor1(10, 4.0, 5000, run.sigma, 1.0, 0.02, 500);
   CHECK(cor1 == Approx(0.01589).margin(1e-5));
@@ -595,7 +597,7 @@ TEST_CASE("pabi-strongly-convex refusals", "[at][pabi][refusal]") {
 
 TEST_CASE("Sampling amplification needs norm-bounded per-record gradients, declared", "[at][sgm]") {
   // With S_g bounding only gradient differences, three records can exceed the sampled-Gaussian
-  // value (composition_accountants.cpp), so without the declaration these analyses refuse.
+  // value (analyses/composition.cpp), so without the declaration these analyses refuse.
   TrainingRun run = run_of(4.0, 0.05, 1.0, 0.1, 1000, 100, 2000, BatchSampling::PerStep, {2, 8});
   run.gradients_norm_bounded = false;
   for (const AnalysisResult& r : {composition_sgm(run), altschuler_talwar_b2(run)}) {

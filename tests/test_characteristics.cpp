@@ -29,7 +29,7 @@ Solution solve(const RunSpec& spec) {
 }  // namespace
 
 TEST_CASE("Optimal gamma + LSI recursion reproduces the exact divergence of C21 Thm 3", "[engine][optimal]") {
-  // math.md end of section 3: the PDI solution then equals the exact divergence at every step.
+  // docs/math.md section 3.4: the PDI solution then equals the exact divergence at every step.
   for (double eta : {0.001, 0.02, 0.5, 0.95})
     for (double sigma : {0.02, 1.0}) {
       const RunSpec spec = squared_loss(eta, sigma, 300, GammaChoice::optimal());

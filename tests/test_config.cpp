@@ -188,7 +188,8 @@ delta = 1e-5
   const RunConfig cfg = parse_config_text(sgd, "t");
   CHECK(cfg.spec.algorithm.kind == AlgorithmKind::NoisySgd);
   CHECK(cfg.spec.algorithm.sampling == BatchSampling::PerStep);
-  // A&T: the step adds N(0, (eta sigma_at)^2): sigma_C21 = sigma_at sqrt(eta / 2) (math.md s.1).
+  // A&T: the step adds N(0, (eta sigma_at)^2): sigma_C21 = sigma_at sqrt(eta / 2)
+  // (docs/math.md section 1.4).
   CHECK(cfg.spec.algorithm.phases[0].sigma == Approx(std::sqrt(0.025)).epsilon(1e-15));
   CHECK(*cfg.spec.diameter == 0.1);
   CHECK(cfg.spec.adjacency == Adjacency::Remove);
@@ -196,7 +197,8 @@ delta = 1e-5
   CHECK(parse_config_text(with(sgd, "adjacency", "adjacency = \"remove\"\nlipschitz_loss = true"), "t").spec.gradients_norm_bounded);
   check_error(with(sgd, "adjacency", "adjacency = \"remove\"\nlipschitz_loss = 1"), "domain.lipschitz_loss", "1", "true or false");
   CHECK(*cfg.spec.report_delta == 1e-5);
-  // DP-SGD: sigma_C21 = sqrt(eta/2) z S_g / (2 b) (math.md s.1, Ye & Shokri App. F corrected).
+  // DP-SGD: sigma_C21 = sqrt(eta/2) z S_g / (2 b) (docs/math.md section 1.4; Ye & Shokri App. F.1,
+  // [FIX] sqrt(eta/2)).
   std::string z = sgd;
   z.replace(z.find("sigma_at = 1.0"), 14, "noise_multiplier = 3.0");
   CHECK(parse_config_text(z, "t").spec.algorithm.phases[0].sigma == Approx(std::sqrt(0.025) * 3.0 * 2.0 / 200.0).epsilon(1e-15));

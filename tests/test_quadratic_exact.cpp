@@ -107,7 +107,8 @@ TEST_CASE("Diagonal H: each eigendirection is the 1-D problem with 1 - eta -> 1 
 }
 
 TEST_CASE("Point start: one step does not see H; afterwards the worst direction is the softest", "[quadratic]") {
-  // math.md's remark "the worst direction is the softest curvature", checked rather than assumed.
+  // The remark of models/quadratic_exact.hpp (docs/analyses.md section 5) that the worst direction
+  // is the softest curvature, checked rather than assumed.
   const double eta = 0.2;
   for (const MatrixXd& Q : {MatrixXd(MatrixXd::Identity(3, 3)), rotation()}) {
     const QuadraticProblem p = problem(Q * kDiag * Q.transpose(), eta);

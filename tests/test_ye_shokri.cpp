@@ -1,7 +1,7 @@
 // Ye & Shokri 2022 (arXiv:2203.05363, "YS22") against values computed here from the paper's
-// formulas, high-precision reference values of the published formulas, and the validation targets
-// of the project's reading notes on the paper ("D s.N": their section N; the typo-corrected
-// readings they use are listed in docs/analyses.md, section 3.2).
+// formulas, high-precision reference values of the published formulas, and reference values V1-V6
+// computed independently of this code from the same formulas (the paper prints none of them; the
+// typo-corrected readings used are listed in docs/analyses.md, section 3.2).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -87,7 +87,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 const double kGridRatio = std::pow(10.0, 1.0 / ys::kGridPointsPerDecade);
 // Chord error of (alpha-1) k alpha between nodes of ratio r in alpha-1: k (x-x0)(x1-x) relative to
-// k x (x+1) is below (r-1)^2/4 (D s.5.3 grid; lemma32_transport.hpp).
+// k x (x+1) is below (r-1)^2/4.
 const double kChordTol = (kGridRatio - 1) * (kGridRatio - 1) / 4;
 
 }  // namespace
@@ -104,8 +104,8 @@ TEST_CASE("Lemma 3.2's step cost is the Gaussian mechanism of one step", "[ye-sh
         const double delta = eta * 3.0 / b, s2 = 2 * eta * sigma * sigma;
         CHECK(ys::gaussian_step_cost(eta, sigma, 3.0, b) == Approx(delta * delta / (2 * s2)).epsilon(1e-14));
       }
-  CHECK(ys::gaussian_step_cost(kEta, kSigma, kSg, kB) == Approx(1.25e-4).epsilon(1e-14));  // D s.5.4 V2, j = 1
-  // YS22 App. F ([FIX] factor sqrt(eta/2), see docs/analyses.md): the step cost becomes 2 / sigma_mul^2 (D s.2.15).
+  CHECK(ys::gaussian_step_cost(kEta, kSigma, kSg, kB) == Approx(1.25e-4).epsilon(1e-14));  // V2, j = 1
+  // YS22 App. F ([FIX] factor sqrt(eta/2), see docs/analyses.md): the step cost becomes 2 / sigma_mul^2.
   for (double smul : {1.0, 3.08}) {
     const double sigma = noise_units::c21_sigma_from_dpsgd_multiplier(smul, 0.75, 6.32, 2048);
     CHECK(ys::gaussian_step_cost(0.75, sigma, 6.32, 2048) == Approx(2 / (smul * smul)).epsilon(1e-13));
@@ -133,7 +133,7 @@ TEST_CASE("Lemmas D.2/D.3: closed forms follow the LSI recursions (72)/(77)", "[
 }
 
 TEST_CASE("rho_m is Lemma 3.2's factor at the Lemma D.2/D.3 constant", "[ye-shokri][lsi]") {
-  // D s.2.6 [DERIVED]: rho_m = (1 + 2 c_m eta sigma^2 / L^2)^{-1} = q S_m / S_{m+1}; convex m/(m+1).
+  // [DERIVED, docs/analyses.md section 3.2]: rho_m = (1 + 2 c_m eta sigma^2 / L^2)^{-1} = q S_m / S_{m+1}; convex m/(m+1).
   const double eta = 0.05, sigma = 1.3;
   for (std::int64_t m = 0; m < 300; m += 7) {
     const double c = ys::lsi_constant_convex(m, eta, sigma);
@@ -154,7 +154,7 @@ TEST_CASE("rho_m is Lemma 3.2's factor at the Lemma D.2/D.3 constant", "[ye-shok
       prev = rho;
     }
     CHECK(ys::contraction_factor(0, q) == 0.0);  // a point mass forgets everything
-    // D s.2.6 [DERIVED]: c_m -> lambda (2 - eta lambda) / (2 sigma^2).
+    // [DERIVED, docs/analyses.md section 3.2]: c_m -> lambda (2 - eta lambda) / (2 sigma^2).
     CHECK(ys::lsi_constant_strongly_convex(100000, eta, sigma, lambda) ==
           Approx(lambda * (2 - eta * lambda) / (2 * sigma * sigma)).epsilon(1e-10));
   }
@@ -177,7 +177,7 @@ TEST_CASE("transport grid holds the user's orders and reaches alpha close to 1",
 }
 
 TEST_CASE("grid step on alpha-linear data: exact at nodes, else above by at most the chord error", "[ye-shokri][grid]") {
-  // D s.5.4 V1 / s.5.2: R_old = k alpha gives R_new = rho k alpha exactly (u = R/alpha is constant).
+  // V1 / s.5.2: R_old = k alpha gives R_new = rho k alpha exactly (u = R/alpha is constant).
   const double k = 3e-3;
   // A pure log grid alpha - 1 = 10^(-2 + i/256): rho = r^-m maps node i onto node i - m.
   std::vector<double> g;
@@ -222,7 +222,7 @@ TEST_CASE("grid step below the smallest order uses the smallest value (R non-dec
 }
 
 TEST_CASE("grid recursion on nonlinear data agrees with the composed characteristic maps", "[ye-shokri][grid]") {
-  // R_0 = kappa alpha^2 ((alpha-1) R convex, R non-decreasing: an admissible curve; D s.5.2).
+  // R_0 = kappa alpha^2 ((alpha-1) R convex, R non-decreasing: an admissible curve).
   // Each step u <- rho (u(alpha') + c), alpha' = 1 + (alpha-1) rho, maps u = P kappa (1 + (alpha-1) P) + W
   // to P <- rho P, W <- rho (W + c): the exact composition of (56)'s two cases.
   const double kappa = 0.02, q = 0.9;
@@ -274,18 +274,18 @@ TEST_CASE("grid recursion from R = 0 reproduces the scalar Lemma 3.2 recursion",
 }
 
 // --------------------------------------------------------------------------------------------
-// Validation targets, digest s.5.4
+// Validation targets V1-V6
 // --------------------------------------------------------------------------------------------
 
-TEST_CASE("V2: eps_0^j of (99) against the product (98) and the digest table", "[ye-shokri][validation]") {
+TEST_CASE("V2: eps_0^j of (99) against the product (98) and the reference table", "[ye-shokri][validation]") {
   const double q = std::pow(1 - kEta * 1.0, 2);  // lambda = 1
   for (std::int64_t j = 1; j <= 100; ++j) REQUIRE(ys::epoch_start_units(j, q) == Approx(eps0_product(j, q)).epsilon(1e-13));
-  // D s.5.4 V2: eps_0^j / alpha for j = 1, 2, 5, 10.
+  // V2: eps_0^j / alpha for j = 1, 2, 5, 10.
   CHECK(kW * ys::epoch_start_units(1, q) == Approx(1.25e-4).epsilon(1e-4));
   CHECK(kW * ys::epoch_start_units(2, q) == Approx(5.9297e-5).epsilon(1e-4));
   CHECK(kW * ys::epoch_start_units(5, q) == Approx(2.0150e-5).epsilon(1e-4));
   CHECK(kW * ys::epoch_start_units(10, q) == Approx(7.5463e-6).epsilon(1e-4));
-  // lambda -> 0 recovers Thm D.4's 1/j, eq. (90) (D s.2.8).
+  // lambda -> 0 recovers Thm D.4's 1/j, eq. (90).
   for (std::int64_t j : {1, 3, 50}) {
     CHECK(ys::epoch_start_units(j, 1.0) == Approx(1.0 / j).epsilon(1e-15));
     CHECK(ys::epoch_start_units(j, std::pow(1 - 1e-9, 2)) == Approx(1.0 / j).epsilon(1e-6));
@@ -405,7 +405,7 @@ TEST_CASE("optimise_split finds the minimum over the open-closed unit interval",
 }
 
 TEST_CASE("V6: the authors' accountant, Thm 4.2 at their experiment settings", "[ye-shokri][validation]") {
-  // D s.3 (EXT README) and s.5.4 V6: K = 1200, n/b = trainsize // batchsize, unit 2 alpha / sigma_mul^2,
+  // V6 (the authors' experiment settings): K = 1200, n/b = trainsize // batchsize, unit 2 alpha / sigma_mul^2,
   // BN cost 2 alpha / (2 bn^2), eps = min_alpha RDP + log(1/delta)/(alpha-1), delta = 1e-5.
   std::vector<double> orders;
   for (int i = 1; i <= 99; ++i) orders.push_back(1 + i / 10.0);
@@ -489,7 +489,7 @@ TEST_CASE("ye-shokri-thm3.3: (91) at the worst batch, (80) when lambda = 0", "[y
       for (std::size_t i = 0; i < run.orders.size(); ++i) CHECK(r.R[i] == Approx(run.orders[i] * kW * worst).epsilon(1e-12));
     }
   }
-  // D s.5.4 V4(a) K = 10: the worst batch j0 = 99 gets Thm 3.3's 1.000647e-3 at alpha = 8.
+  // V4(a) K = 10: the worst batch j0 = 99 gets Thm 3.3's 1.000647e-3 at alpha = 8.
   TrainingRun run = base_run();
   run.orders = {8.0};
   CHECK(ys::thm3_3(run).R[0] == Approx(1.000647e-3).epsilon(1e-6));
@@ -550,12 +550,12 @@ TEST_CASE("ye-shokri-thm4.2: one epoch of a random partition", "[ye-shokri][anal
     for (std::int64_t j0 = 0; j0 < kBatches; ++j0) s += std::exp((a - 1) * a * kW * eps0_product(kBatches - j0, q));
     CHECK(r.R[i] == Approx(std::log(s / kBatches) / (a - 1)).epsilon(1e-10));
   }
-  CHECK(r.R[1] == Approx(3.0374e-5).epsilon(1e-4));  // D s.5.4 V4(a), K = 1
+  CHECK(r.R[1] == Approx(3.0374e-5).epsilon(1e-4));  // V4(a), K = 1
   // K = 1: the per-batch bounds are eps_0^{n/b - j0} themselves, so the mixture is (135) again.
   const auto m = ys::thm4_2_mixture(run);
   REQUIRE(m.applies);
   for (std::size_t i = 0; i < run.orders.size(); ++i) CHECK(m.R[i] == Approx(r.R[i]).epsilon(1e-12));
-  // K = 10 epochs of a partition drawn once (V4(a)): (135) is the digest's 3.1022e-5; the mixture
+  // K = 10 epochs of a partition drawn once (V4(a)): (135) is the reference 3.1022e-5; the mixture
   // over the per-batch minima is smaller.
   run.sampling = BatchSampling::ShuffleOnce, run.steps = 10 * kBatches, run.orders = {8.0};
   CHECK(ys::thm4_2(run).R[0] == Approx(3.1022e-5).epsilon(1e-4));
@@ -569,7 +569,7 @@ TEST_CASE("ye-shokri-thm4.3 and ye-shokri-d6 on runs", "[ye-shokri][analysis]") 
   run.orders = {8.0};
   const auto r = ys::thm4_3(run);
   REQUIRE(r.applies);
-  CHECK(r.R[0] == Approx(1.0397e-4).epsilon(1e-4));  // D s.5.4 V4(a), K = 10
+  CHECK(r.R[0] == Approx(1.0397e-4).epsilon(1e-4));  // V4(a), K = 10
   // (149) stepped directly on S = E_alpha.
   double S = 1;
   const double q = std::pow(1 - kEta, 2);

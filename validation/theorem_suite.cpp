@@ -99,7 +99,7 @@ std::vector<CheckResult> run_theorem_suite() {
                                 return closed_forms::cor2(al, Sg, n, sigma, eta, K(s, r));
                               }, 1e-12));
   }
-  {  // Optimal gamma + LSI recursion is exact on the squared loss (math.md end of section 3).
+  {  // Optimal gamma + LSI recursion is exact on the squared loss (docs/math.md section 3.4).
     RunSpec spec = figure_setting(1000);
     spec.algorithm.loss = LossKind::Squared;
     spec.lsi = LsiSpec::recursion(1.0, 1.0);
@@ -121,7 +121,7 @@ std::vector<CheckResult> run_theorem_suite() {
                                 return closed_forms::composition(al, Sg, n, sigma, eta, K(s, r));
                               }, 1e-12));
   }
-  {  // Transport: R_0 = kappa alpha^2 is carried along dy/dt = a1 (math.md section 2).
+  {  // Transport: R_0 = kappa alpha^2 is carried along dy/dt = a1 (docs/math.md section 2.3).
     RunSpec spec = figure_setting(200);
     const double c = 1000.0, gamma = 0.5, kappa = 0.01;
     spec.lsi = LsiSpec::constant(c);
@@ -130,7 +130,7 @@ std::vector<CheckResult> run_theorem_suite() {
     // Independent analytic solution: A(t) = 2(1-gamma) sigma^2 c t, alpha_0 = 1 + (alpha-1) e^{-A},
     // R = alpha [e^{-A} kappa alpha_0 + S_v^2/(8 gamma (1-gamma) sigma^4 c) (1 - e^{-A})].
     results.push_back(compare("transport", "R_0 = 0.01 alpha^2, constant c: engine vs the analytic "
-                              "characteristic solution (math.md section 2)", spec,
+                              "characteristic solution (docs/math.md section 2.3)", spec,
                               [&](double al, std::size_t r, const Solution& s) {
                                 const double A = 2.0 * (1.0 - gamma) * sigma * sigma * c * s.times[r];
                                 const double a0 = 1.0 + (al - 1.0) * std::exp(-A);

@@ -1,6 +1,6 @@
 #pragma once
 // The built-in theorem suite of `rdpdyn validate`: the engine against every closed form of C21
-// (math.md section 3) and against the analytic characteristic solution for nonlinear data.
+// (docs/math.md section 3.1) and against the analytic characteristic solution for nonlinear data.
 #include <string>
 #include <vector>
 
