@@ -73,6 +73,9 @@ IntervalFlow gaussian_convolution_fixed(const DiffusionInterval& iv, double gamm
   if (A0 <= 0.0) {  // point-mass start: V(0) = 0, ln V(tau)/V(0) = +infinity.
     return {kappa > 0.0 ? kInf : 0.0, a2 * iv.duration / (kappa + 1.0)};
   }
+  // 1/c = +infinity (c = 0, e.g. an expansive gradient map whose L^2k overflowed): a1 = 0 throughout,
+  // the limit A0 -> infinity of the formulas below (which would give inf * 0).
+  if (std::isinf(A0)) return {0.0, a2 * iv.duration};
   const double log_ratio = std::log1p(two_s2 * iv.duration / A0);  // ln(V(tau)/A0)
   const double one_minus_pow = -std::expm1(-(kappa + 1.0) * log_ratio);
   return {kappa * log_ratio, a2 * V * one_minus_pow / ((kappa + 1.0) * two_s2)};
@@ -123,6 +126,7 @@ double gaussian_convolution_optimal(const DiffusionInterval& iv, double w0, doub
   //    u(tau) = (u0 sqrt(A0) + tau sqrt(2 sigma^2 P)) / sqrt(V(tau)).
   const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
   const double two_s2 = 2.0 * iv.sigma * iv.sigma;
+  if (std::isinf(A0)) return w0 + P * iv.duration;  // c = 0: Q = 0 throughout (P * A0 may be 0 * inf)
   if (two_s2 * w0 <= P * A0) return w0 + P * iv.duration;
   const double V = A0 + two_s2 * iv.duration;
   const double u = (std::sqrt(w0) * std::sqrt(A0) + iv.duration * std::sqrt(two_s2 * P)) / std::sqrt(V);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "dynamics/pdi.hpp"
 #include "solver/interval_flow.hpp"
@@ -57,6 +58,30 @@ TEST_CASE("Point-mass start: infinite transport, source a2 tau / (2 - gamma)", "
   const IntervalFlow f = fixed_gamma_flow(iv, 0.4, 0.0, 0.0, {});
   CHECK(std::isinf(f.transport));
   CHECK(f.source == Approx(pdi::source_rate(0.4, 0.3, 0.7) * 0.05 / 1.6).epsilon(1e-15));
+}
+
+TEST_CASE("Infinite inverse LSI constant (c = 0): no transport, the whole source", "[flow]") {
+  // Found by tests/analyses/test_conformance.cpp: the recursion model with eta > 2/beta has
+  // Lipschitz constant |1 - eta beta| > 1, 1/c grows like L^(2k) and overflows after some hundred
+  // steps; the closed forms then gave NaN (inf * 0) and `pdi` reported NaN as a bound.
+  const auto iv = interval(GaussianConvolutionLsi{});
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double g : {0.1, 0.5, 1.0}) {
+    const IntervalFlow f = fixed_gamma_flow(iv, g, inf, 0.0, {});
+    CHECK(f.transport == 0.0);
+    CHECK(f.source == Approx(pdi::source_rate(g, 0.3, 0.7) * 0.05).epsilon(1e-15));
+    // The limit of large finite 1/c, from below.
+    const IntervalFlow near = fixed_gamma_flow(iv, g, 1e300, 0.0, {});
+    CHECK(near.source <= f.source);
+    CHECK(near.source == Approx(f.source).epsilon(1e-12));
+  }
+  const double P = pdi::source_scale(0.3, 0.7);
+  CHECK(optimal_gamma_flow(iv, 0.2, inf, 0.0, {}) == Approx(0.2 + P * 0.05).epsilon(1e-15));
+  // A data-independent step (S_v = 0, noisy SGD) keeps w: no decay without an LSI constant.
+  const DiffusionInterval quiet{0.05, 0.3, 0.0, GaussianConvolutionLsi{}};
+  CHECK(optimal_gamma_flow(quiet, 0.2, inf, 0.0, {}) == 0.2);
+  CHECK(fixed_gamma_flow(quiet, 0.5, inf, 0.0, {}).source == 0.0);
+  CHECK(std::isinf(end_inverse_lsi(iv, inf, 0.0)));
 }
 
 TEST_CASE("Tiny intervals lose no precision (no cancellation in 1 - (A/V)^(kappa+1))", "[flow]") {
