@@ -253,7 +253,7 @@ std::optional<std::string> sgd_sampling_problem(const TrainingRun& run, const st
            "eq. (3.1); sampling = per-step)";
   if (run.adjacency == Adjacency::Remove && run.sampling == BatchSampling::PerStep &&
       static_cast<double>(run.batch_size) < run.n)
-    return "adjacency = remove with fixed-size batches (b = " + std::to_string(run.batch_size) +
+    return "adjacency = add-remove with fixed-size batches (b = " + std::to_string(run.batch_size) +
            " < n): A&T Remark B.2 (2L -> L) does not cover it, the removed record's batch slot is "
            "refilled by another record; describe the run with replace adjacency";
   return std::nullopt;

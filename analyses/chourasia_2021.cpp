@@ -78,7 +78,9 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
   // where full batch uses n (worst case: the record in every batch; Ye & Shokri 2022,
   // arXiv:2203.05363, Lemma 3.2, eq. (70)).
   const bool mini_batch = a.kind == AlgorithmKind::NoisySgd;
-  const double batch = mini_batch ? static_cast<double>(a.batch_size) : n;
+  const double batch = !mini_batch                              ? n
+                       : a.sampling == BatchSampling::Poisson ? a.sampling_rate * n  // expected batch size
+                                                              : static_cast<double>(a.batch_size);
   add("thm1", "C21 Thm 1", "upper-bound", mini_batch ? "stated for full-batch noisy GD" : "",
       [=](double al, const C21Point& p) { return closed_forms::thm1(al, 1.0 / n, 1.0, p.rate_sum); });
   add("composition",

@@ -57,6 +57,16 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> dis
   };
 }
 
+/// Adapts an accountant that handles phases, events and R_0 itself (analyses/composition.hpp): no
+/// paper-setting gate, the orders are the requested ones.
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> accountant(SpecAnalysis f) {
+  return [f](const AnalysisInput& in, std::span<const double> orders) {
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    return f(in.config.spec, run);
+  };
+}
+
 constexpr auto P = AnalysisStatus::Published;
 constexpr auto D = AnalysisStatus::Derived;
 constexpr auto X = AnalysisStatus::Disputed;
@@ -94,9 +104,9 @@ std::vector<Analysis> build_registry() {
       {"pabi-strongly-convex", "derived from Altschuler & Talwar 2022 (arXiv:2205.13710) Prop. 5.4", D,
        "docs/analyses.md, \"pabi-strongly-convex\"", true, paper(pabi_strongly_convex)},
       {"composition-gaussian", "Mironov 2017 (arXiv:1702.07476) Prop. 1 and 7", P, "", true,
-       paper(composition_gaussian)},
+       accountant(composition_gaussian)},
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "",
-       true, paper(composition_sgm)},
+       true, accountant(composition_sgm)},
       {"pdi", "this tool: the PDI of C21 (arXiv:2102.05855) eq. (13) solved for the configured run", D,
        "docs/analyses.md, \"pdi\"; docs/math.md section 2", false, pdi_analysis},
   };

@@ -30,8 +30,14 @@ void validate(const RunConfig& config, const CalibrationRequest& r) {
   if (!(r.epsilon > 0.0) || !std::isfinite(r.epsilon))
     throw SpecError("--epsilon", format_number(r.epsilon), "must be a finite number > 0");
   if (!(r.delta > 0.0 && r.delta < 1.0)) throw SpecError("--delta", format_number(r.delta), "must be in (0, 1)");
-  if (!is_steps(r)) return;
   const AlgorithmSpec& a = config.spec.algorithm;
+  if (!is_steps(r)) {
+    if (a.kind != AlgorithmKind::Langevin && !(a.phases.front().sigma > 0.0))
+      throw SpecError("--for", "\"sigma\"",
+                      "needs the noise in C21 units; this run is configured for accounting alone (noise_multiplier "
+                      "without algorithm.eta or algorithm.sensitivity): give both, or calibrate --for steps");
+    return;
+  }
   if (r.max_steps < 2) throw SpecError("--max-steps", std::to_string(r.max_steps), "must be >= 2");
   if (a.kind == AlgorithmKind::Langevin)
     throw SpecError("algorithm.kind", "\"langevin\"",
@@ -227,11 +233,17 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   if (a.kind != AlgorithmKind::Langevin) {
     const Phase& p = a.phases.front();
     out.steps = result.spec.total_steps();
-    out.sigma_at = noise_units::at_sigma_from_c21(out.sigma, p.eta);
+    if (out.sigma > 0.0 && p.eta > 0.0) out.sigma_at = noise_units::at_sigma_from_c21(out.sigma, p.eta);
     const double sg = p.sensitivity.value_or(a.sensitivity);
-    if (a.kind == AlgorithmKind::NoisySgd && sg > 0.0)
-      out.noise_multiplier = noise_units::dpsgd_multiplier_from_c21_sigma(out.sigma, p.eta, sg,
-                                                                          static_cast<double>(a.batch_size));
+    // The DP-SGD multiplier is relative to the clipping norm: C = S_g/2 (replace) or S_g (add-remove);
+    // the clipped sum is divided by b, the expected batch size q n under Poisson sampling.
+    const double b = a.sampling == BatchSampling::Poisson ? a.sampling_rate * a.n : static_cast<double>(a.batch_size);
+    if (a.kind == AlgorithmKind::NoisySgd && sg > 0.0 && out.sigma > 0.0)
+      out.noise_multiplier = result.spec.adjacency == Adjacency::AddRemove
+                                 ? noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(out.sigma, p.eta, sg, b)
+                                 : noise_units::dpsgd_multiplier_from_c21_sigma(out.sigma, p.eta, sg, b);
+    else if (a.kind == AlgorithmKind::NoisySgd && a.noise_multiplier && !(out.sigma > 0.0))
+      out.noise_multiplier = a.noise_multiplier;  // accounting alone (steps calibrated): as configured
   }
   out.epsilon = achieved.epsilon;
   out.best_order = achieved.order;

@@ -42,7 +42,8 @@ struct CalibrationOutcome {
   CalibrationTarget target = CalibrationTarget::Sigma;
   double target_epsilon = 0.0;
   double target_delta = 0.0;
-  double sigma = 0.0;                     ///< C21 sigma of the first phase (Langevin: algorithm.sigma)
+  double sigma = 0.0;                     ///< C21 sigma of the first phase (Langevin: algorithm.sigma);
+                                          ///< 0 for a run configured for accounting alone (no C21 units)
   std::optional<double> sigma_at;         ///< the same noise in Altschuler & Talwar units (not Langevin)
   std::optional<double> noise_multiplier; ///< DP-SGD noise multiplier (noisy-sgd only)
   std::int64_t steps = 0;                 ///< total steps of the calibrated run

@@ -26,7 +26,10 @@ std::string calibration_to_json(const CalibrationOutcome& o) {
 
 std::string calibration_summary(const CalibrationOutcome& o) {
   std::string s = o.target == CalibrationTarget::Steps
-                      ? "steps = " + std::to_string(o.steps) + " (the largest count, sigma = " + format_number(o.sigma) + ")"
+                      ? "steps = " + std::to_string(o.steps) + " (the largest count, " +
+                            (o.sigma > 0.0 || !o.noise_multiplier ? "sigma = " + format_number(o.sigma)
+                                                                  : "DP-SGD noise multiplier = " + format_number(*o.noise_multiplier)) +
+                            ")"
                       : "sigma = " + format_number(o.sigma) + " (the smallest, C21 units";
   if (o.target == CalibrationTarget::Sigma) {
     if (o.sigma_at) s += "; sigma_at = " + format_number(*o.sigma_at);

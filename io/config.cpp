@@ -168,9 +168,13 @@ std::vector<double> parse_orders(const Section& s) {
 }
 
 /// The noise in C21 units from whichever convention the configuration uses (docs/math.md section 1.4):
-/// `sigma` (C21), `sigma_at` (Altschuler & Talwar) or `noise_multiplier` (DP-SGD, clipping norm
-/// S_g / 2). Exactly one may be given.
-std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, const AlgorithmSpec& a) {
+/// `sigma` (C21), `sigma_at` (Altschuler & Talwar) or `noise_multiplier` (DP-SGD: noise std on the
+/// clipped sum in units of the clipping norm C, with C = S_g / 2 under replace adjacency and C = S_g
+/// under add-remove; the sum is divided by `batch`, the update's b). Exactly one may be given.
+/// nullopt when none is given, and for a noisy-sgd run that gives noise_multiplier without eta or
+/// without sensitivity (accounting alone: no C21 units; a.noise_multiplier keeps the value).
+std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, AlgorithmSpec& a, Adjacency adjacency,
+                                double batch) {
   const int given = (s.has("sigma") ? 1 : 0) + (s.has("sigma_at") ? 1 : 0) + (s.has("noise_multiplier") ? 1 : 0);
   if (given > 1)
     throw SpecError(s.key("sigma"), "given with sigma_at or noise_multiplier",
@@ -178,17 +182,26 @@ std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, con
   if (s.has("sigma")) return positive(s, "sigma");
   if (given == 0) return std::nullopt;
   const std::string key = s.has("sigma_at") ? "sigma_at" : "noise_multiplier";
-  if (!eta) throw SpecError(s.key("eta"), "missing", "needed to convert " + s.key(key) + " to C21 units");
+  const bool accounting = key == "noise_multiplier" && a.kind == AlgorithmKind::NoisySgd;
+  if (!eta && !accounting) throw SpecError(s.key("eta"), "missing", "needed to convert " + s.key(key) + " to C21 units");
   const double value = positive(s, key);
   if (key == "sigma_at") return noise_units::c21_sigma_from_at(value, *eta);
-  return noise_units::c21_sigma_from_dpsgd_multiplier(value, *eta, a.sensitivity, static_cast<double>(a.batch_size));
+  a.noise_multiplier = value;
+  if (!eta || !a.declares_sensitivity) return std::nullopt;
+  return adjacency == Adjacency::Replace
+             ? noise_units::c21_sigma_from_dpsgd_multiplier(value, *eta, a.sensitivity, batch)
+             : noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(value, *eta, a.sensitivity, batch);
 }
 
-void parse_algorithm(const Section& s, AlgorithmSpec& a) {
+void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   const std::string kind = one_of(s, "kind", {"noisy-gd", "noisy-sgd", "langevin"});
   a.n = s.number("n");
   if (!(a.n >= 1.0)) throw SpecError(s.key("n"), format_number(a.n), "the dataset size must be >= 1");
-  a.sensitivity = non_negative(s, "sensitivity");
+  // Accounting alone (docs/config.md): a noisy-sgd run whose noise is a DP-SGD noise multiplier may
+  // leave out the sensitivity and the step size; the accountants need neither, the PDI refuses.
+  const bool accounting_only_allowed = kind == "noisy-sgd" && s.has("noise_multiplier");
+  if (s.has("sensitivity") || !accounting_only_allowed) a.sensitivity = non_negative(s, "sensitivity");
+  else a.declares_sensitivity = false;
   if (kind == "langevin") {
     s.allow_only({"kind", "time", "sigma", "n", "sensitivity", "intervals"});
     a.kind = AlgorithmKind::Langevin;
@@ -203,31 +216,63 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a) {
   const bool sgd = kind == "noisy-sgd";
   if (sgd)
     s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
-                  "batch_size", "sampling"});
+                  "batch_size", "sampling", "sampling_rate"});
   else
     s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
                   "schedule"});
   a.kind = sgd ? AlgorithmKind::NoisySgd : AlgorithmKind::NoisyGd;
   const std::string loss = one_of(s, "loss", {"generic", "squared", "quadratic"}, "generic");
   a.loss = loss == "squared" ? LossKind::Squared : loss == "quadratic" ? LossKind::Quadratic : LossKind::Generic;
+  double batch = a.n;  // the b of the update (eta/b) sum_{i in B}
   if (sgd) {
-    a.batch_size = s.integer("batch_size");
-    const auto n_int = static_cast<std::int64_t>(a.n);
-    if (a.batch_size < 1 || a.batch_size > n_int || static_cast<double>(n_int) != a.n || n_int % a.batch_size != 0)
-      throw SpecError(s.key("batch_size"), std::to_string(a.batch_size),
-                      "must divide n = " + format_number(a.n) + " (n/b batches per epoch, Ye & Shokri 2022 Alg. 1)");
-    const std::string sampling = one_of(s, "sampling", {"partition", "shuffle-once", "shuffle", "per-step"});
+    const std::string sampling = one_of(s, "sampling", {"partition", "shuffle-once", "shuffle", "per-step", "poisson"});
     a.sampling = sampling == "partition"      ? BatchSampling::Partition
                  : sampling == "shuffle-once" ? BatchSampling::ShuffleOnce
                  : sampling == "shuffle"      ? BatchSampling::Shuffle
-                                              : BatchSampling::PerStep;
+                 : sampling == "per-step"     ? BatchSampling::PerStep
+                                              : BatchSampling::Poisson;
+    if (a.sampling == BatchSampling::Poisson) {
+      // Each record independently with probability q at every step; the clipped sum is divided by
+      // the expected batch size b = q n, a constant of the algorithm (as DP-SGD libraries do).
+      if (s.has("sampling_rate") && s.has("batch_size"))
+        throw SpecError(s.key("batch_size"), describe(s.at("batch_size")),
+                        "give sampling_rate or batch_size for sampling = \"poisson\", not both (q = batch_size / n)");
+      if (s.has("sampling_rate")) {
+        a.sampling_rate = s.number("sampling_rate");
+        if (!(a.sampling_rate > 0.0 && a.sampling_rate <= 1.0))
+          throw SpecError(s.key("sampling_rate"), format_number(a.sampling_rate),
+                          "must be in (0, 1] (the probability that a record is in a step's batch)");
+      } else if (s.has("batch_size")) {
+        const std::int64_t b = s.integer("batch_size");
+        if (b < 1 || static_cast<double>(b) > a.n)
+          throw SpecError(s.key("batch_size"), std::to_string(b),
+                          "must be in [1, n = " + format_number(a.n) + "] (the expected batch size; q = batch_size / n)");
+        a.sampling_rate = static_cast<double>(b) / a.n;
+      } else {
+        throw SpecError(s.key("sampling_rate"), "missing",
+                        "sampling = \"poisson\" needs sampling_rate (q), or batch_size (the expected batch size, q = batch_size / n)");
+      }
+      batch = a.sampling_rate * a.n;
+      a.batch_size = std::max<std::int64_t>(1, std::llround(batch));
+    } else {
+      if (s.has("sampling_rate"))
+        throw SpecError(s.key("sampling_rate"), describe(s.at("sampling_rate")),
+                        "is used only with sampling = \"poisson\" (fixed-size batches take batch_size)");
+      a.batch_size = s.integer("batch_size");
+      const auto n_int = static_cast<std::int64_t>(a.n);
+      if (a.batch_size < 1 || a.batch_size > n_int || static_cast<double>(n_int) != a.n || n_int % a.batch_size != 0)
+        throw SpecError(s.key("batch_size"), std::to_string(a.batch_size),
+                        "must divide n = " + format_number(a.n) + " (n/b batches per epoch, Ye & Shokri 2022 Alg. 1)");
+      batch = static_cast<double>(a.batch_size);
+    }
   } else {
     a.batch_size = static_cast<std::int64_t>(a.n);
   }
   std::optional<double> eta, sigma;
   std::optional<std::int64_t> steps;
   if (s.has("eta")) eta = positive(s, "eta");
-  sigma = c21_sigma(s, eta, a);
+  else if (accounting_only_allowed) a.declares_eta = false;
+  sigma = c21_sigma(s, eta, a, adjacency, batch);
   if (s.has("steps")) steps = non_negative_integer(s, "steps");
   std::int64_t scheduled = 0;
   if (s.has("schedule")) {
@@ -254,6 +299,12 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a) {
   if (steps && *steps < scheduled)
     throw SpecError(s.key("steps"), std::to_string(*steps),
                     "must be >= the " + std::to_string(scheduled) + " steps of algorithm.schedule");
+  if (steps && a.noise_multiplier && !sigma && sgd) {
+    // Accounting alone: no C21 units (eta or S_g missing). eta = 0 and sigma = 0 mark them unknown;
+    // the accountants use the noise multiplier, the PDI refuses (declares_eta/declares_sensitivity).
+    a.phases.push_back(Phase::of(*steps, eta.value_or(0.0), 0.0));
+    return;
+  }
   if (steps && (*steps > scheduled || a.phases.empty())) {  // the scalars cover the steps after the phases
     if (!eta) throw SpecError(s.key("eta"), "missing", "needed for the steps not covered by a schedule");
     if (!sigma) throw SpecError(s.key("sigma"), "missing", "needed for the steps not covered by a schedule");
@@ -540,16 +591,7 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
                    "quadratic"});
   RunSpec& spec = cfg.spec;
   spec.orders = parse_orders(root.table("orders"));
-  parse_algorithm(root.table("algorithm"), spec.algorithm);
-  parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm.loss);
-  if (spec.algorithm.loss == LossKind::Quadratic) {
-    if (!root.has("quadratic")) throw SpecError("quadratic", "missing", "algorithm.loss = \"quadratic\" needs the table [quadratic]");
-    spec.quadratic = parse_quadratic(root.table("quadratic"), spec.algorithm.sensitivity);
-  } else if (root.has("quadratic")) {
-    throw SpecError("quadratic", "a table", "is used only with algorithm.loss = \"quadratic\"");
-  }
-  if (root.has("analysis")) parse_analysis(root.table("analysis"), cfg);
-  if (root.has("grid")) parse_grid(root.table("grid"), cfg.grid);
+  // [domain] first: the adjacency fixes what a DP-SGD noise multiplier means (docs/config.md).
   if (root.has("domain")) {
     const Section d = root.table("domain");
     d.allow_only({"diameter", "adjacency", "lipschitz_loss"});
@@ -559,9 +601,25 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
       spec.gradients_norm_bounded = v.as_boolean();
     }
     if (d.has("diameter")) spec.diameter = positive(d, "diameter");
+    // "remove" is the older spelling of "add-remove" (one record more or less, either direction).
     if (d.has("adjacency"))
-      spec.adjacency = one_of(d, "adjacency", {"replace", "remove"}) == "remove" ? Adjacency::Remove : Adjacency::Replace;
+      spec.adjacency = one_of(d, "adjacency", {"replace", "add-remove", "remove"}) == "replace" ? Adjacency::Replace
+                                                                                              : Adjacency::AddRemove;
   }
+  parse_algorithm(root.table("algorithm"), spec.algorithm, spec.adjacency);
+  // [lsi] is optional for noisy-sgd: only the PDI and the analyses of the LSI model need it.
+  if (root.has("lsi") || spec.algorithm.kind != AlgorithmKind::NoisySgd) parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm.loss);
+  else spec.declares_lsi = false;
+  if (spec.algorithm.loss == LossKind::Quadratic) {
+    if (!root.has("quadratic")) throw SpecError("quadratic", "missing", "algorithm.loss = \"quadratic\" needs the table [quadratic]");
+    if (!spec.algorithm.declares_sensitivity)
+      throw SpecError("algorithm.sensitivity", "missing", "needed with algorithm.loss = \"quadratic\" (the pair is checked against it)");
+    spec.quadratic = parse_quadratic(root.table("quadratic"), spec.algorithm.sensitivity);
+  } else if (root.has("quadratic")) {
+    throw SpecError("quadratic", "a table", "is used only with algorithm.loss = \"quadratic\"");
+  }
+  if (root.has("analysis")) parse_analysis(root.table("analysis"), cfg);
+  if (root.has("grid")) parse_grid(root.table("grid"), cfg.grid);
   if (root.has("report")) {
     const Section r = root.table("report");
     r.allow_only({"delta", "include_disputed"});

@@ -21,10 +21,19 @@ const Engine& configured_engine(const RunConfig& config, const EngineRegistry& e
 EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry& engines,
                                    RecordObserver& observer) {
   const RunSpec& spec = config.spec;
-  if (spec.adjacency == Adjacency::Remove)
-    throw SpecError("domain.adjacency", "\"" + std::string(adjacency_name(spec.adjacency)) + "\"",
-                    "the PDI is derived for replace-one neighbours (same dataset size, C21 Sec. 2): use "
-                    "\"replace\" here, or `rdpdyn compare` for the accountants of remove-one neighbours");
+  if (spec.adjacency == Adjacency::AddRemove) {
+    std::string also;
+    for (const auto& m : missing_pdi_constants(spec)) {
+      if (!also.empty()) also += ", ";
+      also += m == "lsi" ? std::string("[lsi]") : m;
+    }
+    std::string rule =
+        "the PDI is derived for replace-one neighbours (same dataset size, C21 Sec. 2): use \"replace\" here, or "
+        "`rdpdyn compare` for the accountants of add/remove neighbours";
+    if (!also.empty()) rule += "; the run also does not declare " + also + ", which the PDI needs";
+    throw SpecError("domain.adjacency", "\"" + std::string(adjacency_name(spec.adjacency)) + "\"", rule);
+  }
+  require_pdi_constants(spec);
   const Engine& engine = configured_engine(config, engines);
   const EngineSettings settings{spec.record, {config.integration_rtol}, config.grid};
   try {

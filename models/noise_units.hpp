@@ -58,4 +58,33 @@ inline double dpsgd_multiplier_from_c21_sigma(double sigma_c21, double eta, doub
   return sigma_c21 * 2.0 * batch / (std::sqrt(eta / 2.0) * sensitivity_g);
 }
 
+/// l2-sensitivity of a sum of per-record gradients clipped at norm C, in units of C: 2 under
+/// replace-one adjacency (one clipped gradient exchanged for another), 1 under add/remove-one (one
+/// clipped gradient more or less; Abadi et al. 2016, arXiv:1607.00133, Algorithm 1 with the
+/// adjacency of their Sec. 2). So S_g = 2C or S_g = C, and the effective multiplier of one update
+/// is z = m / this (math.md section 1).
+inline double clipped_sum_sensitivity_in_clips(bool add_remove) { return add_remove ? 1.0 : 2.0; }
+
+/// DP-SGD noise multiplier m -> effective noise multiplier z = noise std / update sensitivity:
+/// z = m under add/remove adjacency (opacus' noise_multiplier is the SGM's sigma directly;
+/// Mironov, Talwar & Zhang 2019, arXiv:1908.10530, Sec. 3), z = m / 2 under replace.
+inline double effective_from_dpsgd_multiplier(double multiplier, bool add_remove) {
+  return multiplier / clipped_sum_sensitivity_in_clips(add_remove);
+}
+
+/// DP-SGD noise multiplier m under add/remove adjacency (noise std m C on the clipped sum, clip
+/// norm C = S_g) -> C21 sigma: sqrt(2 eta) sigma = eta m C / b, so sigma = sqrt(eta/2) m S_g / b.
+/// Then effective_noise_multiplier(sigma, eta, S_g, b) = m.
+inline double c21_sigma_from_dpsgd_multiplier_add_remove(double multiplier, double eta, double sensitivity_g,
+                                                         double batch) {
+  return std::sqrt(eta / 2.0) * multiplier * sensitivity_g / batch;
+}
+
+/// C21 sigma -> DP-SGD noise multiplier under add/remove adjacency, the inverse of
+/// c21_sigma_from_dpsgd_multiplier_add_remove.
+inline double dpsgd_multiplier_add_remove_from_c21_sigma(double sigma_c21, double eta, double sensitivity_g,
+                                                         double batch) {
+  return sigma_c21 * batch / (std::sqrt(eta / 2.0) * sensitivity_g);
+}
+
 }  // namespace rdpdyn::noise_units

@@ -60,6 +60,18 @@ Solution shuffle_worst_case(const RunSpec& spec, const CharacteristicsOptions& o
 Solution solve_noisy_sgd_worst_case(const RunSpec& spec, const CharacteristicsOptions& options) {
   switch (spec.algorithm.sampling) {
     case BatchSampling::PerStep:
+    // Poisson sampling is treated like per-step: a release at every step. Sound: the laws of the
+    // last iterate are mixtures, with the same data-independent weights on both datasets, over the
+    // inclusion patterns of all records in all steps (the record is in a step's batch with
+    // probability q); by joint quasi-convexity (vEH 2014, Thm 13) a bound valid for every pattern
+    // bounds the mixture. The per-step program assumes the record in every batch, and its bound
+    // (a release at every step) also bounds a pattern that omits it somewhere, since a step without
+    // the record is data-independent and costs 0 <= the release. The release has sensitivity
+    // eta S_g / b with b = q n, the expected batch size that DP-SGD divides the clipped sum by, a
+    // constant (models/privacy_model.cpp). Every step runs at gamma = 1, so the LSI term vanishes
+    // and the random batch size (hence the pattern-dependent gradient map) never enters: the bound
+    // is the composition of the K releases. Amplification by sampling is not captured.
+    case BatchSampling::Poisson:
       return solve_by_characteristics(build_noisy_sgd_program(spec, std::nullopt), spec.initial, spec.orders, options);
     case BatchSampling::Shuffle: return shuffle_worst_case(spec, options);
     default: break;

@@ -11,7 +11,8 @@
 //  - shuffle: a new position every epoch: epoch by epoch, the maximum over positions of the
 //    epoch's map applied to the current bound (the maps are monotone), which bounds every
 //    sequence of positions; data linear in alpha (R_0 = kappa alpha) keep it exact per epoch;
-//  - per-step: the record may be in every batch: a release at every step.
+//  - per-step and poisson: the record may be in every batch: a release at every step (for Poisson
+//    the release of sensitivity eta S_g / b, b = q n the expected batch size).
 #include "models/run_spec.hpp"
 #include "solver/characteristics_engine.hpp"
 

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "models/noise_units.hpp"
 #include "models/spec_error.hpp"
 
 namespace rdpdyn {
@@ -112,7 +114,30 @@ void check_model_assumptions(const RunSpec& spec) {
   }
 }
 
+std::vector<std::string> missing_pdi_constants(const RunSpec& spec) {
+  std::vector<std::string> missing;
+  if (!spec.algorithm.declares_eta) missing.push_back("algorithm.eta");
+  if (!spec.algorithm.declares_sensitivity) missing.push_back("algorithm.sensitivity");
+  if (!spec.declares_lsi) missing.push_back("lsi");
+  return missing;
+}
+
+void require_pdi_constants(const RunSpec& spec) {
+  const std::vector<std::string> missing = missing_pdi_constants(spec);
+  if (missing.empty()) return;
+  std::string list;
+  for (const auto& m : missing) {
+    if (!list.empty()) list += ", ";
+    list += m == "lsi" ? std::string("[lsi]") : m;
+  }
+  throw SpecError(missing.front(), "missing",
+                  "the PDI needs the step size, the gradient sensitivity and an LSI model of the iterates; "
+                  "this run, configured for accounting alone, does not declare " + list +
+                      " (`rdpdyn compare` evaluates its accountants)");
+}
+
 PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
+  require_pdi_constants(spec);
   check_model_assumptions(spec);
   const auto& a = spec.algorithm;
   const auto& lsi = spec.lsi;
@@ -163,14 +188,20 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
 }
 
 PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::int64_t> release_position) {
+  require_pdi_constants(spec);
   // The full-batch program gives the LSI model's schedules and initial law; then each step's
   // source is replaced by the release (or nothing) of its batch.
   RunSpec full = spec;
   full.algorithm.kind = AlgorithmKind::NoisyGd;
   full.events.clear();
   PrivacyProgram program = build_noisy_gd_program(full);
-  const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
-  const double b = static_cast<double>(spec.algorithm.batch_size);
+  // The update is (eta/b) sum_{i in B} grad l: b is the batch size, or for Poisson sampling the
+  // expected batch size q n (DP-SGD divides the clipped sum by it, a constant of the algorithm), so
+  // the record moves a step by at most eta S_g / b in either case.
+  const double b = spec.algorithm.sampling == BatchSampling::Poisson ? spec.algorithm.sampling_rate * spec.algorithm.n
+                                                                      : static_cast<double>(spec.algorithm.batch_size);
+  const std::int64_t per_epoch =
+      release_position ? static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size : 1;
   for (std::size_t k = 0; k < program.steps.size(); ++k) {
     ProgramStep& step = program.steps[k];
     step.diffusion.sensitivity = 0.0;
@@ -192,13 +223,21 @@ TrainingRun training_run_of(const RunSpec& spec) {
   run.n = a.n;
   run.batch_size = a.kind == AlgorithmKind::NoisySgd ? a.batch_size : static_cast<std::int64_t>(a.n);
   run.sampling = a.kind == AlgorithmKind::NoisySgd ? a.sampling : BatchSampling::FullBatch;
+  run.sampling_rate = a.sampling_rate;
   run.steps = spec.total_steps();
   if (!a.phases.empty()) {
     run.eta = a.phases.front().eta;
     run.sigma = a.phases.front().sigma;
   }
   run.sensitivity = a.sensitivity;
-  const bool smooth_model = spec.lsi.kind == LsiKind::StronglyConvex || spec.lsi.kind == LsiKind::Recursion;
+  run.declares_eta = a.declares_eta;
+  run.declares_sensitivity = a.declares_sensitivity;
+  run.declares_lsi = spec.declares_lsi;
+  if (a.noise_multiplier && !(run.sigma > 0.0))  // no C21 units: the accountants' z from the multiplier
+    run.noise_multiplier =
+        noise_units::effective_from_dpsgd_multiplier(*a.noise_multiplier, spec.adjacency == Adjacency::AddRemove);
+  const bool smooth_model =
+      spec.declares_lsi && (spec.lsi.kind == LsiKind::StronglyConvex || spec.lsi.kind == LsiKind::Recursion);
   run.lambda = a.loss == LossKind::Squared ? 1.0 : smooth_model && !spec.lsi.lipschitz ? spec.lsi.lambda : 0.0;
   run.beta = a.loss == LossKind::Squared ? 1.0 : smooth_model && !spec.lsi.lipschitz ? spec.lsi.beta : 0.0;
   run.diameter = spec.diameter;
@@ -249,8 +288,11 @@ PrivacyProgram build_program(const RunSpec& spec) {
   switch (spec.algorithm.kind) {
     case AlgorithmKind::Langevin: return build_langevin_program(spec);
     case AlgorithmKind::NoisySgd: {
-      // One program: the record in the last batch of every epoch (models/noisy_sgd_worst_case
-      // takes the worst position).
+      // Fresh batches (per-step, Poisson): the record may be in every batch. Otherwise one program:
+      // the record in the last batch of every epoch (models/noisy_sgd_worst_case takes the worst
+      // position).
+      if (spec.algorithm.sampling == BatchSampling::PerStep || spec.algorithm.sampling == BatchSampling::Poisson)
+        return build_noisy_sgd_program(spec, std::nullopt);
       const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
       return build_noisy_sgd_program(spec, per_epoch - 1);
     }

@@ -2,6 +2,8 @@
 // Models: turn a RunSpec into the privacy program of its algorithm, after checking every
 // assumption of the lemmas used (throws SpecError naming the key, value and rule).
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "dynamics/privacy_program.hpp"
 #include "models/quadratic_exact.hpp"
@@ -43,5 +45,11 @@ PrivacyProgram build_program(const RunSpec& spec);
 
 /// Throws SpecError if a model assumption fails (also called by build_program).
 void check_model_assumptions(const RunSpec& spec);
+
+/// Throws SpecError naming the first missing key when the run leaves out a constant the PDI needs
+/// (algorithm.eta, algorithm.sensitivity, [lsi]: a noisy-sgd run configured for accounting alone).
+void require_pdi_constants(const RunSpec& spec);
+/// The keys require_pdi_constants misses ("algorithm.eta", "algorithm.sensitivity", "lsi"), in order.
+std::vector<std::string> missing_pdi_constants(const RunSpec& spec);
 
 }  // namespace rdpdyn

@@ -47,8 +47,17 @@ struct QuadraticLoss {
 
 struct AlgorithmSpec {
   AlgorithmKind kind = AlgorithmKind::NoisyGd;
-  std::int64_t batch_size = 0;                          ///< noisy SGD: b (n/b batches per epoch)
-  BatchSampling sampling = BatchSampling::FullBatch;    ///< noisy SGD: partition, shuffle, per-step
+  std::int64_t batch_size = 0;                          ///< noisy SGD: b (n/b batches per epoch);
+                                                        ///< Poisson: q n rounded, for messages only
+  BatchSampling sampling = BatchSampling::FullBatch;    ///< noisy SGD: partition, shuffle, per-step, poisson
+  double sampling_rate = 0.0;                           ///< Poisson: q (expected batch size q n)
+  /// algorithm.noise_multiplier as configured (DP-SGD: noise std / clipping norm C), if given.
+  std::optional<double> noise_multiplier;
+  /// Whether algorithm.eta and algorithm.sensitivity were given. A noisy-sgd run with its noise as
+  /// noise_multiplier may omit both (accounting alone, docs/config.md); its phases then carry
+  /// eta = 0 (unknown) and sigma = 0 (no C21 units), and the PDI refuses it.
+  bool declares_eta = true;
+  bool declares_sensitivity = true;
   LossKind loss = LossKind::Generic;
   std::vector<Phase> phases;  ///< noisy GD: the schedule, in order
   double n = 0.0;             ///< dataset size
@@ -120,6 +129,7 @@ struct RunSpec {
   std::optional<double> report_delta;       ///< [report] delta: add epsilon at this delta
   bool include_disputed = false;            ///< [report] include_disputed: disputed analyses may be best
   std::optional<QuadraticLoss> quadratic;   ///< algorithm.loss = "quadratic"
+  bool declares_lsi = true;                 ///< [lsi] given (optional for noisy-sgd; the PDI needs it)
 
   std::int64_t total_steps() const;
 };

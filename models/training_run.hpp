@@ -2,6 +2,7 @@
 // A configured training run as every analysis of `rdpdyn compare` sees it, in C21 units
 // (docs/math.md section 1).
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,9 +12,11 @@ namespace rdpdyn {
 /// How the mini-batches are formed (Ye & Shokri 2022): the whole dataset each step; a fixed
 /// partition into n/b batches cycled in order every epoch (any partition, so the differing record
 /// may sit in any batch); a uniformly random partition drawn once and then cycled (Ye & Shokri
-/// Algorithm 1, line 3); a fresh random partition every epoch; or b records drawn afresh (without
-/// replacement) at every step.
-enum class BatchSampling { FullBatch, Partition, ShuffleOnce, Shuffle, PerStep };
+/// Algorithm 1, line 3); a fresh random partition every epoch; b records drawn afresh (without
+/// replacement) at every step; or Poisson sampling, each record independently with probability q
+/// at every step (DP-SGD as in Abadi et al. 2016, arXiv:1607.00133, and Mironov, Talwar & Zhang
+/// 2019, arXiv:1908.10530), the clipped sum divided by the expected batch size b = q n.
+enum class BatchSampling { FullBatch, Partition, ShuffleOnce, Shuffle, PerStep, Poisson };
 
 /// The configuration's name of a sampling scheme ("partition", "shuffle-once", ...).
 inline const char* batch_sampling_name(BatchSampling s) {
@@ -23,15 +26,19 @@ inline const char* batch_sampling_name(BatchSampling s) {
     case BatchSampling::ShuffleOnce: return "shuffle-once";
     case BatchSampling::Shuffle: return "shuffle";
     case BatchSampling::PerStep: return "per-step";
+    case BatchSampling::Poisson: return "poisson";
   }
   return "unknown";
 }
 
-/// Neighbouring datasets: one record replaced (same size) or one record removed/added.
-enum class Adjacency { Replace, Remove };
+/// Neighbouring datasets: one record replaced (same size), or one record added or removed (the
+/// default of DP-SGD libraries). `Remove` is the older name of AddRemove (the configuration still
+/// accepts "remove"): both datasets are neighbours in either direction, so removing one record and
+/// adding one are the same relation.
+enum class Adjacency { Replace, AddRemove, Remove = AddRemove };
 
-/// The configuration's name of an adjacency ("replace", "remove").
-inline const char* adjacency_name(Adjacency a) { return a == Adjacency::Replace ? "replace" : "remove"; }
+/// The configuration's name of an adjacency ("replace", "add-remove").
+inline const char* adjacency_name(Adjacency a) { return a == Adjacency::Replace ? "replace" : "add-remove"; }
 
 struct TrainingRun {
   double n = 0.0;                  ///< dataset size
@@ -52,9 +59,55 @@ struct TrainingRun {
   bool gradients_norm_bounded = false;
   Adjacency adjacency = Adjacency::Replace;
   std::vector<double> orders;      ///< Rényi orders alpha > 1
+  /// Poisson sampling: the probability q with which each record is in a step's batch.
+  double sampling_rate = 0.0;
+  /// A run configured for accounting alone (docs/config.md) may leave these out; eta, sigma and
+  /// sensitivity are then 0 and every analysis that needs one refuses (undeclared() below).
+  bool declares_eta = true;          ///< algorithm.eta given
+  bool declares_sensitivity = true;  ///< algorithm.sensitivity given
+  bool declares_lsi = true;          ///< [lsi] given (the LSI model, lambda and beta)
+  /// The effective noise multiplier z = noise std / sensitivity of one update, when the run's noise
+  /// is not in C21 units (no eta or no S_g, noise given as noise_multiplier): the DP-SGD multiplier
+  /// m under add-remove adjacency, m / 2 under replace (models/noise_units.hpp). In C21 units z is
+  /// sqrt(2 eta) sigma / (eta S_g / b) instead (step_noise_multiplier in analyses/composition.hpp).
+  std::optional<double> noise_multiplier;
 
   std::int64_t batches_per_epoch() const { return static_cast<std::int64_t>(n) / batch_size; }
+  /// The b of the update (eta/b) sum_{i in B} grad l: n for full batch, the batch size for fixed-size
+  /// batches, the expected batch size q n for Poisson sampling (a constant of the algorithm, the
+  /// same on both neighbouring datasets).
+  double normaliser() const {
+    if (sampling == BatchSampling::FullBatch) return n;
+    if (sampling == BatchSampling::Poisson) return sampling_rate * n;
+    return static_cast<double>(batch_size);
+  }
 };
+
+/// A constant of the run that a configuration for accounting alone may leave out.
+enum class RunConstant { StepSize, Sensitivity, LsiModel, Smoothness };
+
+/// The reason an analysis that needs `needs` refuses the run, e.g. "needs a step size
+/// (algorithm.eta); the run declares none"; nullopt when the run declares all of them.
+inline std::optional<std::string> undeclared(const TrainingRun& run, std::initializer_list<RunConstant> needs) {
+  for (RunConstant c : needs) switch (c) {
+      case RunConstant::StepSize:
+        if (!run.declares_eta) return std::string("needs a step size (algorithm.eta); the run declares none");
+        break;
+      case RunConstant::Sensitivity:
+        if (!run.declares_sensitivity)
+          return std::string("needs the gradient sensitivity S_g (algorithm.sensitivity); the run declares none");
+        break;
+      case RunConstant::LsiModel:
+        if (!run.declares_lsi) return std::string("needs an LSI model of the iterates ([lsi]); the run declares none");
+        break;
+      case RunConstant::Smoothness:
+        if (!run.declares_lsi)
+          return std::string("needs the loss's smoothness beta and strong convexity lambda ([lsi] lambda, beta); "
+                             "the run declares no [lsi]");
+        break;
+    }
+  return std::nullopt;
+}
 
 
 }  // namespace rdpdyn

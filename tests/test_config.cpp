@@ -197,11 +197,13 @@ delta = 1e-5
   CHECK(parse_config_text(with(sgd, "adjacency", "adjacency = \"remove\"\nlipschitz_loss = true"), "t").spec.gradients_norm_bounded);
   check_error(with(sgd, "adjacency", "adjacency = \"remove\"\nlipschitz_loss = 1"), "domain.lipschitz_loss", "1", "true or false");
   CHECK(*cfg.spec.report_delta == 1e-5);
-  // DP-SGD: sigma_C21 = sqrt(eta/2) z S_g / (2 b) (docs/math.md section 1.4; Ye & Shokri App. F.1,
-  // [FIX] sqrt(eta/2)).
+  // DP-SGD: sigma_C21 = sqrt(eta/2) z S_g / (2 b) under replace adjacency (clip norm C = S_g/2; docs/math.md
+  // section 1.4, Ye & Shokri App. F corrected); sqrt(eta/2) z S_g / b under add-remove ("remove": C = S_g).
   std::string z = sgd;
   z.replace(z.find("sigma_at = 1.0"), 14, "noise_multiplier = 3.0");
-  CHECK(parse_config_text(z, "t").spec.algorithm.phases[0].sigma == Approx(std::sqrt(0.025) * 3.0 * 2.0 / 200.0).epsilon(1e-15));
+  CHECK(parse_config_text(z, "t").spec.algorithm.phases[0].sigma == Approx(std::sqrt(0.025) * 3.0 * 2.0 / 100.0).epsilon(1e-15));
+  CHECK(parse_config_text(with(z, "adjacency", "adjacency = \"replace\""), "t").spec.algorithm.phases[0].sigma ==
+        Approx(std::sqrt(0.025) * 3.0 * 2.0 / 200.0).epsilon(1e-15));
   check_error(with(sgd, "batch_size", "batch_size = 300"), "algorithm.batch_size", "300", "must divide n");
   check_error(with(sgd, "sampling", "sampling = \"random\""), "algorithm.sampling", "\"random\"", "one of");
   check_error(with(sgd, "sigma_at", "sigma_at = 1.0\nsigma = 0.1"), "algorithm.sigma", "given with sigma_at or noise_multiplier", "one convention");

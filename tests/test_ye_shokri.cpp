@@ -867,7 +867,7 @@ TEST_CASE("refusals name the failing assumption and the run's values", "[ye-shok
     x.beta = 10, x.lambda = -0.1;
     refused(ys::thm3_3(x), {"needs strong convexity lambda >= 0", "lambda = -0.1"});
     x.lambda = 1, x.adjacency = Adjacency::Remove;
-    refused(ys::thm4_3(x), {"needs adjacency = replace", "the run uses remove"});
+    refused(ys::thm4_3(x), {"needs adjacency = replace", "the run uses add-remove"});
     x.adjacency = Adjacency::Replace, x.orders = {2.0, 1.0};
     refused(ys::thm3_3(x), {"alpha > 1", "alpha = 1"});
     x.orders = {};

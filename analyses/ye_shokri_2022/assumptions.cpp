@@ -16,12 +16,13 @@ std::optional<std::string> common_violation(const TrainingRun& run) {
       return "needs finite Renyi orders alpha > 1 (Def. B.2, eq. (15)); the run lists alpha = " + fmt(a);
   if (run.adjacency != Adjacency::Replace)
     return std::string("needs adjacency = replace (neighbouring datasets of the same size, as in YS22); "
-                       "the run uses remove");
+                       "the run uses ") + adjacency_name(run.adjacency);
   if (!(run.n >= 1.0) || run.n != std::floor(run.n) || run.n > 9.0e15)
     return "needs an integer dataset size n >= 1; n = " + fmt(run.n);
   if (run.batch_size < 1 || static_cast<double>(run.batch_size) > run.n)
     return "needs 1 <= b <= n; b = " + std::to_string(run.batch_size) + ", n = " + fmt(run.n);
   if (run.steps < 1) return "needs steps >= 1 (K >= 1); steps = " + std::to_string(run.steps);
+  if (auto m = undeclared(run, {RunConstant::StepSize, RunConstant::Sensitivity, RunConstant::Smoothness})) return m;
   if (!(run.eta > 0.0) || !std::isfinite(run.eta)) return "needs a step size eta > 0; eta = " + fmt(run.eta);
   if (!(run.sigma > 0.0) || !std::isfinite(run.sigma)) return "needs noise sigma > 0; sigma = " + fmt(run.sigma);
   if (!(run.sensitivity >= 0.0) || !std::isfinite(run.sensitivity))

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""DP-SGD accounting end to end: examples/dpsgd_accounting.toml (Poisson sampling, add/remove
+adjacency, noise multiplier only) runs with `rdpdyn compare`, composition-sgm applies and equals the
+opacus accountant; `rdpdyn solve` refuses it cleanly.
+
+Reference values (numbers only): opacus at commit 4d0ebc84613d214fbfd37fbfd1390e3747a625ce
+(v1.5.4-17), opacus/accountants/analysis/rdp.py, Python 3.11.2, numpy 1.24.2, scipy 1.10.1:
+compute_rdp(q=0.01, noise_multiplier=1.1, steps=10000, orders=[1.5, 2, 3, 4, 8, 16, 32, 64]) and
+get_privacy_spent(orders, rdp, delta=1e-5) -> (5.755044775102264, 4.0). At the fractional order 1.5
+opacus is accurate only to about 1e-8 (its series stops at an absolute threshold); there the
+reference is mpmath at 50 digits (quadrature of the defining integral), 0.95545285718748299493.
+
+usage: test_accounting.py RDPDYN SOURCE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
+RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
+EXAMPLE = os.path.join(SOURCE, "examples", "dpsgd_accounting.toml")
+
+ORDERS = [1.5, 2, 3, 4, 8, 16, 32, 64]
+OPACUS_RDP = [0.9554528557684943, 1.2851008160514807, 1.9627788991499473, 2.6671831462705984,
+              5.840703355202467, 16998.267277531748, 84694.16433675926, 217680.12866287315]
+EXACT_RDP_1_5 = 0.95545285718748299493  # mpmath, 50 digits
+OPACUS_EPS, OPACUS_ORDER = 5.755044775102264, 4.0
+
+
+def rel(x, ref):
+    return abs(x / ref - 1)
+
+
+r = subprocess.run([RDPDYN, "compare", EXAMPLE, "--json"], capture_output=True, text=True, timeout=600)
+check("compare: exit 0", r.returncode == 0, r.stderr)
+obj = json.loads(r.stdout)
+a = {x["name"]: x for x in obj["analyses"]}
+sgm = a["composition-sgm"]
+check("composition-sgm applies", sgm["applies"], sgm["reason"])
+check("orders as configured", obj["orders"] == ORDERS, obj["orders"])
+for alpha, R, ref in zip(ORDERS, sgm["R"], OPACUS_RDP):
+    if alpha == int(alpha):
+        check(f"R at alpha = {alpha} equals opacus compute_rdp (1e-10)", rel(R, ref) <= 1e-10, (R, ref))
+    else:
+        check(f"R at alpha = {alpha} equals the 50-digit value (1e-10)", rel(R, EXACT_RDP_1_5) <= 1e-10, R)
+        check(f"R at alpha = {alpha} within opacus' own accuracy (2e-8)", rel(R, ref) <= 2e-8, (R, ref))
+check("epsilon at delta = 1e-5 equals opacus get_privacy_spent (1e-12)",
+      rel(sgm["epsilon"], OPACUS_EPS) <= 1e-12, sgm["epsilon"])
+check("best order 4, as opacus", sgm["best_order"] == OPACUS_ORDER, sgm["best_order"])
+check("composition-sgm is the tightest", obj["best"]["name"] == "composition-sgm", obj["best"]["name"])
+check("best epsilon is composition-sgm's", obj["best"]["epsilon"] == sgm["epsilon"], obj["best"])
+gauss = a["composition-gaussian"]
+check("composition-gaussian applies (10000 steps at alpha / (2 z^2), z = 1.1)",
+      gauss["applies"] and all(rel(R, 10000 * al / (2 * 1.1**2)) <= 1e-13 for R, al in zip(gauss["R"], ORDERS)),
+      gauss)
+for name in ("altschuler-talwar-b1", "altschuler-talwar-b2", "altschuler-talwar-b3", "pabi-strongly-convex"):
+    check(f"{name} names the missing step size", a[name]["reason"] == "needs a step size (algorithm.eta); the run declares none",
+          a[name]["reason"])
+for name in ("ye-shokri-thm3.3", "ye-shokri-thm4.3"):
+    check(f"{name} refuses add-remove", "needs adjacency = replace" in a[name]["reason"], a[name]["reason"])
+check("pdi refuses with the adjacency and the missing keys",
+      not a["pdi"]["applies"] and "add-remove" in a["pdi"]["reason"] and "algorithm.eta" in a["pdi"]["reason"],
+      a["pdi"]["reason"])
+
+# The table form works too.
+r = subprocess.run([RDPDYN, "compare", EXAMPLE], capture_output=True, text=True, timeout=600)
+check("compare table: exit 0", r.returncode == 0, r.stderr)
+check("compare table: composition-sgm marked best", "composition-sgm *" in r.stdout, r.stdout[-800:])
+
+# solve: exit 2 naming what the PDI lacks, no output file, no crash.
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "x.h5")
+    r = subprocess.run([RDPDYN, "solve", EXAMPLE, "-o", out], capture_output=True, text=True, timeout=600)
+    check("solve: exit 2", r.returncode == 2, (r.returncode, r.stderr))
+    check("solve: names the adjacency and the missing keys",
+          r.stderr.startswith("rdpdyn: error: 'domain.adjacency' = \"add-remove\"") and "algorithm.eta" in r.stderr
+          and "algorithm.sensitivity" in r.stderr and "[lsi]" in r.stderr, r.stderr)
+    check("solve: no output", not os.path.exists(out))
+    # With replace adjacency the first missing key is named.
+    text = open(EXAMPLE).read().replace('adjacency = "add-remove"', 'adjacency = "replace"')
+    cfg = os.path.join(tmp, "replace.toml")
+    open(cfg, "w").write(text)
+    r = subprocess.run([RDPDYN, "solve", cfg], capture_output=True, text=True, timeout=600)
+    check("solve (replace): exit 2 naming algorithm.eta",
+          r.returncode == 2 and r.stderr.startswith("rdpdyn: error: 'algorithm.eta' = missing"), (r.returncode, r.stderr))
+    # Under replace adjacency the amplified accountant needs the declared norm bound; z = 1.1 / 2.
+    r = subprocess.run([RDPDYN, "compare", cfg, "--json"], capture_output=True, text=True, timeout=600)
+    check("compare (replace): exit 0", r.returncode == 0, r.stderr)
+    rep = {x["name"]: x for x in json.loads(r.stdout)["analyses"]}
+    check("compare (replace): composition-sgm needs lipschitz_loss", "lipschitz_loss = true" in rep["composition-sgm"]["reason"],
+          rep["composition-sgm"]["reason"])
+    check("compare (replace): composition-gaussian with z = m / 2",
+          all(rel(R, 10000 * al / (2 * 0.55**2)) <= 1e-13 for R, al in zip(rep["composition-gaussian"]["R"], ORDERS)))
+    # calibrate --for steps works on it; --for sigma says why not.
+    r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "steps", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    check("calibrate --for steps: exit 0", r.returncode == 0, r.stderr)
+    if r.returncode == 0:
+        cal = json.loads(r.stdout)
+        check("calibrate --for steps: epsilon met", cal["epsilon"] <= 2 and cal["steps"] < 10000, cal)
+    r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "sigma"],
+                       capture_output=True, text=True, timeout=600)
+    check("calibrate --for sigma: exit 2 with the reason", r.returncode == 2 and "accounting alone" in r.stderr,
+          (r.returncode, r.stderr))
+
+finish()

@@ -1,0 +1,136 @@
+// DP-SGD accounting in the configuration (docs/config.md): Poisson sampling (sampling_rate or
+// batch_size), add-remove adjacency ("remove" its older spelling), and noisy-sgd runs configured for
+// accounting alone (no eta, sensitivity or [lsi]); every rejection names key, value and rule.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "io/config.hpp"
+#include "models/noise_units.hpp"
+#include "models/privacy_model.hpp"
+#include "models/spec_error.hpp"
+
+using namespace rdpdyn;
+
+namespace {
+
+// examples/dpsgd_accounting.toml
+const std::string kAccounting = R"(
+[orders]
+values = [1.5, 2, 3, 4, 8, 16, 32, 64]
+[algorithm]
+kind = "noisy-sgd"
+sampling = "poisson"
+sampling_rate = 0.01
+steps = 10000
+noise_multiplier = 1.1
+n = 60000
+[domain]
+adjacency = "add-remove"
+[report]
+delta = 1e-5
+)";
+
+std::string with(std::string text, const std::string& prefix, const std::string& line) {
+  const auto pos = text.find("\n" + prefix);
+  if (pos == std::string::npos) return text + line + "\n";
+  const auto end = text.find('\n', pos + 1);
+  return text.replace(pos + 1, end - pos - 1, line);
+}
+
+std::string without(const std::string& text, const std::string& prefix) { return with(text, prefix, ""); }
+
+void check_error(const std::string& text, const std::string& key, const std::string& value, const std::string& rule_part) {
+  try {
+    parse_config_text(text, "t");
+  } catch (const SpecError& e) {
+    INFO(e.what());
+    CHECK(e.key() == key);
+    CHECK(e.value() == value);
+    CHECK_THAT(e.rule(), Catch::Contains(rule_part));
+    return;
+  }
+  FAIL("accepted: " << text);
+}
+
+}  // namespace
+
+TEST_CASE("An accounting-only DP-SGD configuration parses; the PDI refuses it", "[config][accounting]") {
+  const RunConfig cfg = parse_config_text(kAccounting, "t");
+  const RunSpec& s = cfg.spec;
+  CHECK(s.algorithm.sampling == BatchSampling::Poisson);
+  CHECK(s.algorithm.sampling_rate == 0.01);
+  CHECK(s.algorithm.batch_size == 600);  // q n, for messages
+  CHECK(s.adjacency == Adjacency::AddRemove);
+  CHECK_FALSE(s.algorithm.declares_eta);
+  CHECK_FALSE(s.algorithm.declares_sensitivity);
+  CHECK_FALSE(s.declares_lsi);
+  REQUIRE(s.algorithm.noise_multiplier);
+  CHECK(*s.algorithm.noise_multiplier == 1.1);
+  REQUIRE(s.algorithm.phases.size() == 1);
+  CHECK(s.algorithm.phases[0].steps == 10000);
+  const TrainingRun run = training_run_of(s);
+  CHECK(run.normaliser() == 600.0);
+  CHECK(*run.noise_multiplier == 1.1);  // add-remove: z = noise_multiplier
+  CHECK_THAT(undeclared(run, {RunConstant::StepSize}).value_or(""), Catch::Equals("needs a step size (algorithm.eta); the run declares none"));
+  // The PDI names every missing constant.
+  try {
+    build_program(s);
+    FAIL("the PDI accepted an accounting-only run");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "algorithm.eta");
+    CHECK(e.value() == "missing");
+    CHECK_THAT(e.rule(), Catch::Contains("algorithm.eta, algorithm.sensitivity, [lsi]"));
+  }
+  // "remove" is the older spelling of the same adjacency.
+  CHECK(parse_config_text(with(kAccounting, "adjacency", "adjacency = \"remove\""), "t").spec.adjacency == Adjacency::AddRemove);
+  // Replace adjacency: z = m / 2 (the clipped sum's sensitivity is 2C).
+  CHECK(*training_run_of(parse_config_text(without(kAccounting, "adjacency"), "t").spec).noise_multiplier == 0.55);
+}
+
+TEST_CASE("Poisson sampling: sampling_rate or batch_size, the noise multiplier with b = q n", "[config][accounting]") {
+  // batch_size = 600 of n = 60000 means q = 0.01 (need not divide n for Poisson).
+  const std::string by_batch = with(kAccounting, "sampling_rate", "batch_size = 700");
+  CHECK(parse_config_text(by_batch, "t").spec.algorithm.sampling_rate == Approx(700.0 / 60000).epsilon(1e-15));
+  // With eta and sensitivity the noise is in C21 units: sqrt(2 eta) sigma = eta m C / b, C = S_g
+  // (add-remove), b = q n.
+  const std::string full = with(with(kAccounting, "n = 60000", "n = 60000\neta = 0.5\nsensitivity = 2"), "[report]",
+                                "[lsi]\nkind = \"recursion\"\nlambda = 0\nbeta = 1\n[report]");
+  const RunSpec s = parse_config_text(full, "t").spec;
+  CHECK(s.algorithm.declares_eta);
+  CHECK(s.declares_lsi);
+  const double sigma = s.algorithm.phases[0].sigma;
+  CHECK(sigma == Approx(std::sqrt(0.25) * 1.1 * 2 / 600).epsilon(1e-15));
+  CHECK(noise_units::effective_noise_multiplier(sigma, 0.5, 2.0, 600.0) == Approx(1.1).epsilon(1e-15));
+  CHECK(noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(sigma, 0.5, 2.0, 600.0) == Approx(1.1).epsilon(1e-15));
+  CHECK_FALSE(training_run_of(s).noise_multiplier);  // C21 units: z from eta, sigma, S_g
+
+  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 0"), "algorithm.sampling_rate", "0", "must be in (0, 1]");
+  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 1.5"), "algorithm.sampling_rate", "1.5", "must be in (0, 1]");
+  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 0.01\nbatch_size = 600"), "algorithm.batch_size", "600",
+              "not both");
+  check_error(without(kAccounting, "sampling_rate"), "algorithm.sampling_rate", "missing", "needs sampling_rate (q), or batch_size");
+  check_error(with(kAccounting, "sampling_rate", "batch_size = 60001"), "algorithm.batch_size", "60001", "must be in [1, n = 6e+04]");
+  check_error(with(kAccounting, "sampling =", "sampling = \"per-step\""), "algorithm.sampling_rate", "0.01",
+              "only with sampling = \"poisson\"");
+  check_error(with(kAccounting, "adjacency", "adjacency = \"add\""), "domain.adjacency", "\"add\"", "must be one of");
+}
+
+TEST_CASE("What may be left out, and when", "[config][accounting]") {
+  // Without the noise as a multiplier, eta and sensitivity stay required.
+  const std::string sigma_at = with(kAccounting, "noise_multiplier", "sigma_at = 2");
+  check_error(sigma_at, "algorithm.sensitivity", "missing", "this key is required");
+  check_error(with(sigma_at, "n = 60000", "n = 60000\nsensitivity = 1"), "algorithm.eta", "missing", "needed to convert");
+  // noisy-gd: unchanged (eta, sensitivity, [lsi] required).
+  const std::string gd = "[orders]\nvalues = [2]\n[algorithm]\nkind = \"noisy-gd\"\nsteps = 10\nnoise_multiplier = 1\nn = 100\n";
+  check_error(gd, "algorithm.sensitivity", "missing", "this key is required");
+  check_error(gd + "sensitivity = 1\neta = 0.1\n", "lsi", "missing", "this key is required");
+  // noisy-sgd with sigma needs [lsi]? No: [lsi] is optional for every noisy-sgd run.
+  const std::string sgd_sigma = with(with(kAccounting, "noise_multiplier", "sigma = 0.1\neta = 0.1\nsensitivity = 1"),
+                                     "adjacency", "adjacency = \"replace\"");
+  CHECK_FALSE(parse_config_text(sgd_sigma, "t").spec.declares_lsi);
+  // A quadratic loss checks its pair against the sensitivity, which must then be given.
+  check_error(with(kAccounting, "kind = \"noisy-sgd\"", "kind = \"noisy-sgd\"\nloss = \"quadratic\"") +
+                  "[quadratic]\nhessian = [[1]]\n",
+              "algorithm.sensitivity", "missing", "quadratic");
+}
