@@ -61,6 +61,11 @@ struct Analysis {
   bool any_order = false;
   /// Evaluates at `orders` (each > 1, increasing); refuses with a reason when it does not apply.
   std::function<AnalysisResult(const AnalysisInput& input, std::span<const double> orders)> assess;
+  /// Non-decreasing in the number of steps wherever it applies. False where a bound legitimately
+  /// drops when a step is added (an epoch completing, a worst case over batch positions): then
+  /// `calibrate --for steps` says that a smaller count than the one it returns may miss the target.
+  /// The conformance suite (tests/analyses/test_conformance.cpp) checks both ways.
+  bool monotone_in_steps = true;
 
   /// The status that holds for one result of this analysis.
   AnalysisStatus status_of(const AnalysisResult& r) const { return r.status_here.value_or(status); }

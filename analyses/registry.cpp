@@ -85,7 +85,8 @@ std::vector<Analysis> build_registry() {
        paper(ye_shokri::thm3_3)},
       {"ye-shokri-thm3.3-shifted",
        "derived from Ye & Shokri 2022 (arXiv:2203.05363) Thm 3.3 (91), Thm D.4 (80), Lemma 3.2 (56)", D,
-       "docs/analyses.md, \"ye-shokri-thm3.3-shifted\"", true, paper(ye_shokri::thm3_3_shifted)},
+       "docs/analyses.md, \"ye-shokri-thm3.3-shifted\"", true, paper(ye_shokri::thm3_3_shifted),
+       /*monotone_in_steps=*/false},
       {"ye-shokri-thm4.2", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.2, eq. (135)", P, "", true,
        paper(ye_shokri::thm4_2)},
       {"ye-shokri-thm4.2-mixture", "derived from Ye & Shokri 2022 (arXiv:2203.05363) Lemma 4.1 (133), Thm 4.2 (135)", D,
@@ -108,7 +109,7 @@ std::vector<Analysis> build_registry() {
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "",
        true, accountant(composition_sgm)},
       {"pdi", "this tool: the PDI of C21 (arXiv:2102.05855) eq. (13) solved for the configured run", D,
-       "docs/analyses.md, \"pdi\"; docs/math.md section 2", false, pdi_analysis},
+       "docs/analyses.md, \"pdi\"; docs/math.md section 2", false, pdi_analysis, /*monotone_in_steps=*/false},
   };
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "analyses/analysis.hpp"
@@ -124,6 +125,8 @@ class Curve {
     }
     if (applying.empty()) throw SpecError("--analysis", "\"best\"", "no analysis applies at " + where(x));
     if (memo_.empty()) chosen_ = applying;  // the start: later candidates ask only these
+    for (const Analysis* a : applying)
+      if (!a->monotone_in_steps) not_monotone_.insert(a->name);
     return memo_.emplace(x, std::move(e)).first->second;
   }
 
@@ -134,6 +137,7 @@ class Curve {
     return (is_steps(request_) ? "steps = " : "sigma = ") + format_number(x);
   }
   int evaluations() const { return static_cast<int>(memo_.size()); }
+  const std::set<std::string>& not_monotone() const { return not_monotone_; }
 
  private:
   RunConfig base_;
@@ -141,6 +145,7 @@ class Curve {
   const EngineRegistry& engines_;
   std::vector<const Analysis*> chosen_;
   std::map<double, Evaluation> memo_;
+  std::set<std::string> not_monotone_;
 };
 
 /// Geometric bracket [lo, hi] around the configured sigma: target met at hi, not at lo.
@@ -249,7 +254,11 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   out.best_order = achieved.order;
   out.evaluations = curve.evaluations();
   out.analysis_used = request.analysis;
-  if (request.analysis == "best") out.tightest = curve.at(x).tightest;
+  if (request.analysis == "best") {
+    out.tightest = curve.at(x).tightest;
+    out.include_disputed = spec.include_disputed;
+  }
+  if (is_steps(request)) out.not_monotone_in_steps.assign(curve.not_monotone().begin(), curve.not_monotone().end());
   return out;
 }
 

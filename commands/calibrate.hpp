@@ -12,12 +12,16 @@
 //    events after step 0; anything else is refused with a SpecError).
 // epsilon is that of `compare`: the improved RDP conversion (Balle et al. 2020 Thm 21), minimised
 // over the configured orders, of best_R (pointwise minimum over the valid analyses) or of the
-// named analysis' R. The search assumes epsilon is monotone in the parameter (non-increasing in
-// sigma, non-decreasing in steps), as every analysis of the catalogue is, and never returns a
-// parameter whose evaluated epsilon exceeds the target (accounting/epsilon_delta.hpp).
+// named analysis' R. The search assumes epsilon is monotone in the parameter: non-increasing in
+// sigma holds for every registered analysis (tests/analyses/test_conformance.cpp); non-decreasing
+// in steps does not for those that declare monotone_in_steps = false (analyses/analysis.hpp), and
+// the outcome then names them: the count returned meets the target and the next one does not, but
+// a smaller count may miss it. The search never returns a parameter whose evaluated epsilon
+// exceeds the target (accounting/epsilon_delta.hpp).
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/run_config.hpp"
 #include "solver/engine.hpp"
@@ -52,6 +56,10 @@ struct CalibrationOutcome {
   int evaluations = 0;                    ///< runs of compare (distinct candidates)
   std::string analysis_used;              ///< "best" or the requested analysis
   std::string tightest;                   ///< "best": the valid analysis with the smallest epsilon at the result
+  bool include_disputed = false;          ///< "best" included disputed analyses ([report] include_disputed)
+  /// Steps: the analyses used that are not monotone in the number of steps (empty: the returned
+  /// count is the largest, and every smaller count meets the target too).
+  std::vector<std::string> not_monotone_in_steps;
 };
 
 /// Calibrates the configured run (see the top of this file). Throws SpecError for invalid input

@@ -20,9 +20,22 @@ std::string calibration_to_json(const CalibrationOutcome& o) {
                       {"steps", o.steps},
                       {"epsilon", o.epsilon},
                       {"best_order", std::isfinite(o.best_order) ? nlohmann::json(o.best_order) : nlohmann::json()},
-                      {"evaluations", o.evaluations}};
+                      {"evaluations", o.evaluations},
+                      {"include_disputed", o.include_disputed},
+                      {"not_monotone_in_steps", o.not_monotone_in_steps}};
   return j.dump();
 }
+
+namespace {
+std::string monotone_note(const CalibrationOutcome& o) {
+  if (o.not_monotone_in_steps.empty()) return "";
+  std::string names;
+  for (const auto& n : o.not_monotone_in_steps) names += (names.empty() ? "" : ", ") + n;
+  return "; note: epsilon of " + names + " is not monotone in the number of steps, so " +
+         std::to_string(o.steps) + " steps meet the target and " + std::to_string(o.steps + 1) +
+         " do not, but a smaller count may not meet it (docs/analyses.md, Calibration)";
+}
+}  // namespace
 
 std::string calibration_summary(const CalibrationOutcome& o) {
   std::string s = o.target == CalibrationTarget::Steps
@@ -39,7 +52,8 @@ std::string calibration_summary(const CalibrationOutcome& o) {
   return s + " meets epsilon = " + format_number(o.epsilon) + " <= " + format_number(o.target_epsilon) +
          " at delta = " + format_number(o.target_delta) + " (order " + format_number(o.best_order) + ", analysis " +
          o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
-         std::to_string(o.evaluations) + " evaluations)";
+         std::to_string(o.evaluations) + " evaluations)" +
+         (o.include_disputed ? "; disputed analyses were included ([report] include_disputed)" : "") + monotone_note(o);
 }
 
 }  // namespace rdpdyn
