@@ -25,6 +25,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
   c.orders = spec.orders;
   c.delta = spec.report_delta;
   c.include_disputed = spec.include_disputed;
+  c.constants = constant_provenance(spec);
   for (const Analysis& analysis : analysis_registry()) {
     ComparisonEntry e;
     e.result = analysis.assess(input, spec.orders);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyses/analysis.hpp"
+#include "models/known_constants.hpp"
 #include "models/run_config.hpp"
 #include "solver/engine.hpp"
 
@@ -33,6 +34,8 @@ struct Comparison {
   /// For a quadratic loss: the exact divergence of the worst pair (a lower bound every valid
   /// analysis must respect), else empty.
   std::vector<double> exact_R;
+  /// Which constants the user vouches for and which the tool derived or checked.
+  ConstantProvenance constants;
 };
 
 /// Whether an entry may enter `best`: published and derived always, disputed only when included.

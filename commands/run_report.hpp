@@ -22,6 +22,11 @@ struct RunMetadata {
   std::string lsi_model;       ///< "constant", "strongly-convex", "recursion", ...
   std::string initial_curve;   ///< "zero", "linear", "power", "table", "function"
   std::string method;          ///< how the solution was computed and how its accuracy is controlled
+  /// "key = value (why)" per constant the user vouches for and the tool cannot check (generic
+  /// loss), and per constant derived or checked from what the run defines
+  /// (models/known_constants.hpp). HDF5: root attributes, one entry per line.
+  std::vector<std::string> declared_constants;
+  std::vector<std::string> derived_constants;
 };
 
 

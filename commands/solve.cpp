@@ -3,6 +3,7 @@
 #include "accounting/epsilon_delta.hpp"
 #include "analyses/closed_form_curves.hpp"
 #include "models/configured_solve.hpp"
+#include "models/known_constants.hpp"
 #include "models/spec_error.hpp"
 #include "rdpdyn_version.hpp"
 
@@ -66,6 +67,9 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine) {
   m.lsi_model = lsi_model_name(spec.lsi.kind);
   m.initial_curve = initial_curve_kind(spec.initial);
   m.method = engine.method({spec.record, {config.integration_rtol}, config.grid}) + "; gamma: " + gamma_text(spec);
+  ConstantProvenance constants = constant_provenance(spec);
+  m.declared_constants = std::move(constants.declared);
+  m.derived_constants = std::move(constants.derived);
   return m;
 }
 

@@ -24,6 +24,20 @@ nlohmann::json numbers(const std::vector<double>& v) {
   for (double x : v) a.push_back(number_or_null(x));
   return a;
 }
+
+std::string joined(const std::vector<std::string>& entries, const char* separator) {
+  std::string out;
+  for (const auto& e : entries) out += (out.empty() ? "" : separator) + e;
+  return out;
+}
+
+/// The footer of the table: which constants the user vouches for, which the tool derived or checked.
+std::string constants_footer(const ConstantProvenance& p) {
+  return "declared constants (the configuration vouches for them; not checked): " +
+         (p.declared.empty() ? std::string("none") : joined(p.declared, "; ")) +
+         "\nderived constants (computed or checked from what the run defines): " +
+         (p.derived.empty() ? std::string("none") : joined(p.derived, "; ")) + "\n";
+}
 }  // namespace
 
 std::string comparison_to_json(const Comparison& c) {
@@ -51,6 +65,8 @@ std::string comparison_to_json(const Comparison& c) {
                {"epsilon", number_or_null(c.best_epsilon)},
                {"best_order", number_or_null(c.best_order)}};
   if (!c.exact_R.empty()) j["exact"] = {{"name", "quadratic-exact"}, {"R", numbers(c.exact_R)}};
+  j["declared_constants"] = c.constants.declared;
+  j["derived_constants"] = c.constants.derived;
   return j.dump();
 }
 
@@ -111,6 +127,7 @@ std::string comparison_table(const Comparison& c) {
     }
     out << "\n";
   }
+  out << constants_footer(c.constants);
   return out.str();
 }
 
@@ -142,6 +159,9 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       string_attribute(file, "program_version", kVersion);
       string_attribute(file, "config", config.text);
       string_attribute(file, "config_path", config.path);
+      // One entry per line, as solve writes them.
+      string_attribute(file, "declared_constants", joined(c.constants.declared, "\n"));
+      string_attribute(file, "derived_constants", joined(c.constants.derived, "\n"));
       string_attribute(file, "units_R", kUnitsRdp);
       string_attribute(file, "units_orders", kUnitsOrder);
       number_attribute(file, "delta", c.delta ? *c.delta : kNaN);

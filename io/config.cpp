@@ -389,10 +389,11 @@ void parse_analysis(const Section& s, RunConfig& cfg) {
   }
 }
 
-/// [quadratic]: the Hessian H (rows), optionally the pair difference x - x'. H must be symmetric
-/// positive definite and |H (x - x')| <= S_g (the sensitivity bounds the pair's gradient difference).
+/// [quadratic]: the Hessian H (rows), optionally the pair difference x - x' and the standard
+/// deviation s of a shared start N(mu, s^2 I). H must be symmetric positive definite and
+/// |H (x - x')| <= S_g (the sensitivity bounds the pair's gradient difference).
 QuadraticLoss parse_quadratic(const Section& s, double sensitivity) {
-  s.allow_only({"hessian", "pair"});
+  s.allow_only({"hessian", "pair", "initial_std"});
   QuadraticLoss q;
   const auto& rows = s.at("hessian");
   if (!rows.is_array() || rows.as_array().empty())
@@ -432,6 +433,7 @@ QuadraticLoss parse_quadratic(const Section& s, double sensitivity) {
                       "must satisfy |H (x - x')| <= algorithm.sensitivity = " + format_number(sensitivity));
     q.pair = pair;
   }
+  if (s.has("initial_std")) q.initial_std = positive(s, "initial_std");
   return q;
 }
 

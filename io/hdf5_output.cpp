@@ -28,6 +28,11 @@ constexpr const char* kKindRows = "rows";
 constexpr const char* kKindPerOrder = "per-order";
 // Root attribute listing the names of the extra root attributes, one per line.
 constexpr const char* kExtraAttributesList = "extra_attributes";
+// Root attributes listing the declared and the derived constants, one entry per line.
+constexpr std::pair<const char*, std::vector<std::string> RunMetadata::*> kConstantLists[] = {
+    {"declared_constants", &RunMetadata::declared_constants},
+    {"derived_constants", &RunMetadata::derived_constants},
+};
 
 // Root string attributes that map one-to-one onto RunMetadata: one table for writer and reader.
 constexpr std::pair<const char*, std::string RunMetadata::*> kMetadataAttributes[] = {
@@ -110,6 +115,26 @@ std::string read_string_attribute(const H5::H5Object& object, const char* name) 
   std::string value;
   attribute.read(attribute.getStrType(), value);
   return value;
+}
+
+/// One entry per line (a newline inside an entry becomes a space).
+std::string lines_of(const std::vector<std::string>& entries) {
+  std::string out;
+  for (std::string e : entries) {
+    std::replace(e.begin(), e.end(), '\n', ' ');
+    out += (out.empty() ? "" : "\n") + e;
+  }
+  return out;
+}
+
+std::vector<std::string> entries_of(const std::string& lines) {
+  std::vector<std::string> out;
+  for (std::size_t begin = 0; begin < lines.size();) {
+    const std::size_t end = std::min(lines.find('\n', begin), lines.size());
+    out.push_back(lines.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
 }
 
 // ---- datasets --------------------------------------------------------------------------------
@@ -255,6 +280,7 @@ void check_extra_attribute_name(const std::filesystem::path& path, const std::st
     reserved = reserved || name == own;
   }
   for (const auto& [own, member] : kMetadataAttributes) reserved = reserved || name == own;
+  for (const auto& [own, member] : kConstantLists) reserved = reserved || name == own;
   if (name.empty() || name.find('\n') != std::string::npos || reserved) {
     fail(path, "extra attribute names must be non-empty, free of newlines and not one of the "
                "schema's root attributes. Found '" + name + "'");
@@ -300,6 +326,8 @@ RunReport read_file(const std::filesystem::path& path) {
   for (const auto& [name, member] : kMetadataAttributes) {
     report.metadata.*member = read_string_attribute(file, name);
   }
+  for (const auto& [name, member] : kConstantLists)  // written since the constant checks
+    if (file.attrExists(name)) report.metadata.*member = entries_of(read_string_attribute(file, name));
 
   if (file.nameExists("extras")) {  // schema >= 2
     const H5::Group extras = file.openGroup("extras");
@@ -447,6 +475,7 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
     for (const auto& [name, member] : kMetadataAttributes) {
       write_string_attribute(s.file, name, metadata.*member);
     }
+    for (const auto& [name, member] : kConstantLists) write_string_attribute(s.file, name, lines_of(metadata.*member));
     write_string_attribute(s.file, "units_R", kUnitsRdp);
     write_string_attribute(s.file, "units_t", kUnitsTime);
     write_string_attribute(s.file, "units_orders", kUnitsOrder);

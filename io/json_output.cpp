@@ -35,6 +35,9 @@ std::string report_to_json(const RunReport& report) {
   j["engine"] = report.metadata.engine;
   j["gamma_mode"] = report.metadata.gamma_mode;
   j["version"] = report.metadata.program_version;
+  // Which constants the user vouches for and which the tool derived or checked.
+  j["declared_constants"] = report.metadata.declared_constants;
+  j["derived_constants"] = report.metadata.derived_constants;
   j["units"] = {{"R", kUnitsRdp}, {"t", kUnitsTime}, {"orders", kUnitsOrder}};
   // [report] delta: epsilon at the final time and the order attaining it.
   if (const auto it = report.extra_attributes.find("epsilon"); it != report.extra_attributes.end()) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/known_constants.hpp"
 #include "models/noise_units.hpp"
 #include "models/spec_error.hpp"
 
@@ -112,6 +113,8 @@ void check_model_assumptions(const RunSpec& spec) {
     case LsiKind::Function:
       break;
   }
+  // Declared constants against what the run defines (quadratic and squared losses, a stated start).
+  check_declared_constants(spec);
 }
 
 std::vector<std::string> missing_pdi_constants(const RunSpec& spec) {
@@ -149,11 +152,14 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
       program.initial_inverse_lsi = 2.0 * a.phases.front().sigma * a.phases.front().sigma / lsi.lambda;
       break;
     case LsiKind::Recursion:
-      program.initial_inverse_lsi = lsi.c0 ? 1.0 / *lsi.c0 : kPointMassInverseLsi;
+      // Without c0: the stated start N(mu, s^2 I) (1/s^2-LSI, C21 Def. 3.2), else a point mass.
+      program.initial_inverse_lsi = lsi.c0 ? 1.0 / *lsi.c0 : stated_initial_variance(spec).value_or(kPointMassInverseLsi);
       break;
     case LsiKind::SquaredLoss: program.initial_inverse_lsi = kPointMassInverseLsi; break;  // theta_0 = 0
     case LsiKind::Function:
-    case LsiKind::ExactQuadratic: program.initial_inverse_lsi = kPointMassInverseLsi; break;
+    case LsiKind::ExactQuadratic:  // a point start, or the stated N(mu, s^2 I)
+      program.initial_inverse_lsi = stated_initial_variance(spec).value_or(kPointMassInverseLsi);
+      break;
   }
 
   program.steps.reserve(static_cast<std::size_t>(spec.total_steps()));
@@ -274,6 +280,8 @@ quadratic::QuadraticProblem quadratic_problem_of(const RunSpec& spec) {
   p.eta = spec.algorithm.phases.front().eta;
   p.sigma = spec.algorithm.phases.front().sigma;
   p.sensitivity = spec.algorithm.sensitivity;
+  if (const auto variance = stated_initial_variance(spec))  // the stated shared start N(mu, s^2 I)
+    p.initial_covariance = *variance * Eigen::MatrixXd::Identity(d, d);
   return p;
 }
 

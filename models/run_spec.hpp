@@ -43,6 +43,8 @@ enum class LossKind { Generic, Squared, Quadratic };
 struct QuadraticLoss {
   std::vector<std::vector<double>> hessian;  ///< H, symmetric positive definite
   std::optional<std::vector<double>> pair;   ///< x - x' of a given neighbouring pair (else worst case)
+  /// s of a stated shared start N(mu, s^2 I), the same for both runs (else a point start)
+  std::optional<double> initial_std;
 };
 
 struct AlgorithmSpec {

@@ -1,8 +1,11 @@
 // The TOML configuration: the documented keys, and every rejection naming key, value and rule.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 
 #include "io/config.hpp"
+#include "models/known_constants.hpp"
+#include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
 
 using namespace rdpdyn;
@@ -233,4 +236,142 @@ kind = "exact-quadratic"
   check_error(with(q, "hessian", "hessian = [[2, 0.5], [0.4, 1]]"), "quadratic.hessian", "a 2 x 2 matrix", "symmetric positive definite");
   check_error(with(q, "hessian", "hessian = [[1, 2], [2, 1]]"), "quadratic.hessian", "a 2 x 2 matrix", "symmetric positive definite");
   check_error(with(q, "pair", "pair = [1, 1]"), "quadratic.pair", "with |H pair| = 2.9154759474226504", "<= algorithm.sensitivity");
+}
+
+// ---- declared constants against what the run defines (models/known_constants.hpp) -------------
+
+namespace {
+
+// The issue's quadratic: eigenvalues 0.508, 1.410, 2.082 (examples/quadratic_anisotropic.toml).
+const std::string kQuadratic = R"(
+[orders]
+values = [1.5, 2, 8, 32]
+[algorithm]
+kind = "noisy-gd"
+loss = "quadratic"
+steps = 200
+eta = 0.2
+sigma = 0.5
+n = 100
+sensitivity = 1.0
+[quadratic]
+hessian = [[1.2, 0.4, 0.0], [0.4, 0.8, 0.3], [0.0, 0.3, 2.0]]
+[lsi]
+kind = "recursion"
+lambda = 0.5
+beta = 2.3
+)";
+
+const std::string kSquared = R"(
+[orders]
+values = [1.5, 10]
+[algorithm]
+kind = "noisy-gd"
+loss = "squared"
+steps = 1000
+eta = 0.02
+sigma = 0.02
+n = 5000
+sensitivity = 4.0
+[lsi]
+kind = "recursion"
+)";
+
+}  // namespace
+
+TEST_CASE("A quadratic loss: lambda <= h_min and beta >= h_max of the Hessian (issue case)", "[config][constants]") {
+  CHECK_NOTHROW(parse_config_text(kQuadratic, "t"));
+  // The issue: lambda = 2, beta = 2.3 gave bounds 4.7x below the exact divergence.
+  const std::string issue = with(kQuadratic, "lambda", "lambda = 2.0");
+  check_error(issue, "lsi.lambda", "2", "must be <= h_min = 0.50833782089315");
+  check_error(issue, "lsi.lambda", "2", "smallest eigenvalue of quadratic.hessian");
+  check_error(with(kQuadratic, "beta", "beta = 2"), "lsi.beta", "2", "must be >= h_max = 2.0817926002559");
+  // The same for the strongly convex model.
+  const std::string sc = with(with(kQuadratic, "kind = \"recursion\"", "kind = \"strongly-convex\""), "eta", "eta = 0.2");
+  check_error(with(sc, "lambda", "lambda = 0.6"), "lsi.lambda", "0.6", "h_min");
+  // No tolerance in the unsafe direction beyond the eigensolver's error bound (~1e-14 here): the
+  // computed h_min is accepted, 3e-7 above it is not.
+  const SpectrumEnclosure e = known_dynamics(parse_config_text(kQuadratic, "t").spec)->spectrum;
+  REQUIRE(e.eigenvalues.size() == 3);
+  CHECK(e.eigenvalues[0] == Approx(0.508).margin(5e-4));
+  CHECK(e.eigenvalues[1] == Approx(1.410).margin(5e-4));
+  CHECK(e.eigenvalues[2] == Approx(2.082).margin(5e-4));
+  for (double r : e.radius) CHECK(r < 1e-13);
+  CHECK_NOTHROW(parse_config_text(with(with(kQuadratic, "lambda", "lambda = " + format_number(e.eigenvalues[0])),
+                                       "beta", "beta = " + format_number(e.eigenvalues[2])), "t"));
+  check_error(with(kQuadratic, "lambda", "lambda = " + format_number(e.eigenvalues[0] + 3e-7)), "lsi.lambda",
+              format_number(e.eigenvalues[0] + 3e-7), "h_min");
+  check_error(with(kQuadratic, "beta", "beta = " + format_number(e.eigenvalues[2] - 3e-7)), "lsi.beta",
+              format_number(e.eigenvalues[2] - 3e-7), "h_max");
+  // A diagonal Hessian: its entries, declared exactly, are accepted.
+  const std::string diag = with(with(with(kQuadratic, "hessian", "hessian = [[0.3, 0, 0], [0, 1, 0], [0, 0, 2.5]]"),
+                                     "lambda", "lambda = 0.3"), "beta", "beta = 2.5");
+  CHECK_NOTHROW(parse_config_text(diag, "t"));
+  // 1e-12 above is far outside the enclosure (a few ulps of |H| per dimension) and rejected.
+  check_error(with(diag, "lambda", "lambda = 0.300000000001"), "lsi.lambda", "0.300000000001", "h_min = 0.3,");
+}
+
+TEST_CASE("A quadratic loss: a declared lipschitz against max_i |1 - eta h_i|", "[config][constants]") {
+  const std::string lip = with(with(kQuadratic, "lambda", "lipschitz = 0.9"), "beta", "");
+  // eta = 0.2: max(|1 - 0.2 * 0.508|, |1 - 0.2 * 2.082|) = 0.898.
+  CHECK_NOTHROW(parse_config_text(lip, "t"));
+  check_error(with(lip, "lipschitz", "lipschitz = 0.85"), "lsi.lipschitz", "0.85", "must be >= 0.89833243582136");
+  check_error(with(lip, "lipschitz", "lipschitz = 0.85"), "lsi.lipschitz", "0.85", "max_i |1 - eta h_i| at eta = 0.2");
+}
+
+TEST_CASE("The squared loss: lipschitz >= |1 - eta| (issue case) and c <= the exact LSI constant", "[config][constants]") {
+  CHECK_NOTHROW(parse_config_text(kSquared, "t"));
+  // The issue: lipschitz = 0.5 at eta = 0.02 gave a bound 33x below C21 Thm 3's exact value.
+  const std::string issue = kSquared + "lipschitz = 0.5\n";
+  check_error(issue, "lsi.lipschitz", "0.5", "must be >= 0.98 = |1 - eta| at eta = 0.02 (algorithm.eta)");
+  CHECK_NOTHROW(parse_config_text(kSquared + "lipschitz = 0.98\n", "t"));
+  CHECK_NOTHROW(parse_config_text(kSquared + "lipschitz = 1\n", "t"));
+  // A constant LSI constant: the variance after K steps from theta_0 = 0 is
+  // 2 eta sigma^2 (1 - (1-eta)^(2K)) / (1 - (1-eta)^2) (C21 Thm 3 proof), the largest of the run.
+  const double q = 0.98 * 0.98, v = 2 * 0.02 * 0.0004 * (1 - std::pow(q, 1000)) / (1 - q);
+  const std::string constant = with(kSquared, "kind = \"recursion\"", "kind = \"constant\"");
+  const SpecError e = error_of(constant + "c = " + format_number(1.01 / v) + "\n");
+  CHECK(e.key() == "lsi.c");
+  // (the variance reaches its limit 2 sigma^2/(2 - eta) to rounding before step 1000: c -> 2475)
+  CHECK_THAT(e.rule(), Catch::Contains("must be <= 2475.0000000") && Catch::Contains("smallest exact LSI constant") &&
+                           Catch::Contains("after step"));
+  CHECK_NOTHROW(parse_config_text(constant + "c = " + format_number(0.999999 / v) + "\n", "t"));
+}
+
+TEST_CASE("A stated Gaussian start: c0 <= 1/s^2, the default c0 and the strongly convex model", "[config][constants]") {
+  const std::string start = with(kQuadratic, "hessian", "hessian = [[1.2, 0.4, 0.0], [0.4, 0.8, 0.3], [0.0, 0.3, 2.0]]\ninitial_std = 0.1");
+  const RunSpec spec = parse_config_text(start, "t").spec;
+  REQUIRE(spec.quadratic->initial_std);
+  CHECK(build_program(spec).initial_inverse_lsi == Approx(0.01));  // no c0: the start's 1/s^2
+  CHECK(quadratic_problem_of(spec).initial_covariance(1, 1) == Approx(0.01));
+  CHECK_NOTHROW(parse_config_text(start + "c0 = 100\n", "t"));  // s = 0.1: 1/s^2 = 100
+  check_error(start + "c0 = 101\n", "lsi.c0", "101", "must be <= 1/s^2 = 99.999999999999");
+  // With a point start (no initial_std) any c0 is safe.
+  CHECK_NOTHROW(parse_config_text(kQuadratic + "c0 = 1e6\n", "t"));
+  // C21 Lemma 5's c = lambda/(2 sigma^2) = 1 must not exceed the start's 1/s^2.
+  const std::string sc = with(with(start, "kind = \"recursion\"", "kind = \"strongly-convex\""), "lambda", "lambda = 0.5");
+  CHECK_NOTHROW(parse_config_text(sc, "t"));  // 1/s^2 = 100 >= 1
+  const std::string wide = with(sc, "initial_std", "initial_std = 1.5");  // 1/s^2 = 0.44 < 1
+  check_error(wide, "lsi.lambda", "0.5", "lambda/(2 sigma^2) = 1 must be <= 0.44");
+  check_error(with(start, "initial_std", "initial_std = 0"), "quadratic.initial_std", "0", "> 0");
+}
+
+TEST_CASE("Declared and derived constants: a generic loss declares, a known loss derives", "[config][constants]") {
+  const ConstantProvenance generic = constant_provenance(parse_config_text(kBase, "t").spec);
+  auto has = [](const std::vector<std::string>& list, const std::string& prefix) {
+    for (const auto& e : list)
+      if (e.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  CHECK(has(generic.declared, "algorithm.sensitivity = 4 ("));
+  CHECK(has(generic.declared, "lsi.lambda = 1 (strong convexity of the loss; generic loss"));
+  CHECK(has(generic.declared, "lsi.beta = 4 ("));
+  CHECK_FALSE(has(generic.derived, "lsi.lambda"));
+  const ConstantProvenance quadratic = constant_provenance(parse_config_text(kQuadratic, "t").spec);
+  CHECK(has(quadratic.derived, "lsi.lambda = 0.5 (declared; checked <= h_min"));
+  CHECK(has(quadratic.derived, "h_min = 0.50833782089315"));
+  CHECK_FALSE(has(quadratic.declared, "lsi.lambda"));
+  CHECK(has(quadratic.declared, "algorithm.sensitivity"));
+  const ConstantProvenance squared = constant_provenance(parse_config_text(kSquared + "lipschitz = 0.98\n", "t").spec);
+  CHECK(has(squared.derived, "lsi.lipschitz = 0.98 (declared; checked >="));
 }

@@ -74,6 +74,8 @@ RunReport sample_report() {
   m.lsi_model = "strongly-convex";
   m.initial_curve = "zero";
   m.method = "";
+  m.declared_constants = {"algorithm.sensitivity = 4 (S_g; depends on the data)", "lsi.c = \"1/(1 + s)\" (Rényi; not checked)"};
+  m.derived_constants = {};  // an empty list round-trips too
   RowSeries fd{"fd-value", "finite-difference value", kUnitsRdp, {}};
   for (const double r : s.R) fd.values.push_back(r - 0.5);
   report.row_series.push_back(fd);
@@ -127,6 +129,8 @@ void require_equal(const RunReport& a, const RunReport& b) {
   REQUIRE(x.lsi_model == y.lsi_model);
   REQUIRE(x.initial_curve == y.initial_curve);
   REQUIRE(x.method == y.method);
+  REQUIRE(x.declared_constants == y.declared_constants);
+  REQUIRE(x.derived_constants == y.derived_constants);
   REQUIRE(a.row_series.size() == b.row_series.size());
   for (std::size_t i = 0; i < a.row_series.size(); ++i) {
     REQUIRE(a.row_series[i].name == b.row_series[i].name);

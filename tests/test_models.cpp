@@ -1,6 +1,11 @@
 // Models: privacy programs and their assumption checks.
 #include <catch2/catch.hpp>
 
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+
+#include "models/known_constants.hpp"
 #include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
 
@@ -74,4 +79,70 @@ TEST_CASE("Squared loss refuses eta >= 1 and Langevin refuses step-based LSI mod
   lg.algorithm.time = 1.0;
   lg.algorithm.sigma = 1.0;
   CHECK_THROWS_AS(build_program(lg), SpecError);
+}
+
+TEST_CASE("Spectrum enclosure: each computed eigenvalue within its radius of an exact one", "[models][constants]") {
+  // [[2, 1], [1, 2]] has eigenvalues 1 and 3 exactly; a rotated diag(0.3, 1, 2.5) has 0.3, 1, 2.5
+  // up to the rounding of the rotation.
+  Eigen::MatrixXd A(2, 2);
+  A << 2, 1, 1, 2;
+  const SpectrumEnclosure a = enclose_symmetric_spectrum(A);
+  REQUIRE(a.eigenvalues.size() == 2);
+  CHECK(std::abs(a.eigenvalues[0] - 1.0) <= a.radius[0]);
+  CHECK(std::abs(a.eigenvalues[1] - 3.0) <= a.radius[1]);
+  CHECK(a.min_upper() >= 1.0);
+  CHECK(a.max_lower() <= 3.0);
+  CHECK(a.radius[0] < 1e-14);
+}
+
+TEST_CASE("Exact LSI infimum: 1/max lambda_max of the covariance, as quadratic_exact computes it", "[models][constants]") {
+  // A non-diagonal H and an isotropic start: the eigen-direction recursion of known_constants
+  // against the full covariance recursion of models/quadratic_exact.
+  Eigen::MatrixXd H(3, 3);
+  H << 1.2, 0.4, 0.0, 0.4, 0.8, 0.3, 0.0, 0.3, 2.0;
+  KnownDynamics k;
+  k.source = "quadratic.hessian";
+  k.spectrum = enclose_symmetric_spectrum(H);
+  for (double s0 : {0.0, 0.05, 2.0}) {
+    k.initial_std = s0 > 0 ? std::optional<double>(s0) : std::nullopt;
+    quadratic::QuadraticProblem p;
+    p.hessian = H;
+    p.n = 100;
+    p.eta = 0.2;
+    p.sigma = 0.5;
+    p.sensitivity = 1;
+    if (s0 > 0) p.initial_covariance = s0 * s0 * Eigen::MatrixXd::Identity(3, 3);
+    double worst = s0 * s0;
+    for (const auto& laws : quadratic::step_laws(p, 60)) {
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> e(laws.covariance);
+      worst = std::max(worst, e.eigenvalues().maxCoeff());
+    }
+    const LsiInfimum c = exact_lsi_infimum(k, {Phase::of(60, 0.2, 0.5)});
+    CHECK(c.nominal == Approx(1.0 / worst).epsilon(1e-12));
+    CHECK(c.upper >= c.nominal);
+    CHECK(c.upper <= c.nominal * (1 + 1e-12));
+    if (s0 == 2.0) CHECK(c.step == 0);  // the start is the widest law
+  }
+}
+
+TEST_CASE("Declared constants are checked when the program is built, too", "[models][constants]") {
+  // The issue's squared-loss case built directly (check_model_assumptions runs in build_program).
+  LsiSpec lsi = LsiSpec::recursion(0.0, 0.0);
+  lsi.lipschitz = 0.5;
+  RunSpec sq = base(lsi, 0.02);
+  sq.algorithm.loss = LossKind::Squared;
+  try {
+    build_program(sq);
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "lsi.lipschitz");
+    CHECK(e.value() == "0.5");
+    CHECK_THAT(e.rule(), Catch::Contains("0.98"));
+  }
+  // A generic loss: not checkable, accepted (and listed as declared).
+  RunSpec generic = base(lsi, 0.02);
+  CHECK_NOTHROW(build_program(generic));
+  const ConstantProvenance p = constant_provenance(generic);
+  CHECK(std::any_of(p.declared.begin(), p.declared.end(),
+                    [](const std::string& e) { return e.rfind("lsi.lipschitz = 0.5 (", 0) == 0; }));
 }

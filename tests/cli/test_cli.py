@@ -138,6 +138,68 @@ with tempfile.TemporaryDirectory() as tmp:
     os.remove(cfg)
     os.remove(out)
 
+    # What the tool knows, it checks: the two cases exit 2 naming key, value, known value
+    # and rule (docs/config.md, "Declared constants checked against the run"); no output is left.
+    quadratic = open(os.path.join(EXAMPLES, "quadratic_anisotropic.toml")).read()
+    quadratic = quadratic.replace('kind = "exact-quadratic"', 'kind = "recursion"\nlambda = 2.0\nbeta = 2.3')
+    squared = open(os.path.join(EXAMPLES, "figure2_tight.toml")).read()
+    squared = squared.replace('kind = "recursion"', 'kind = "recursion"\nlipschitz = 0.5')
+    for name, text, command, message in [
+            ("quadratic lambda", quadratic, "compare",
+             ["'lsi.lambda' = 2: must be <= h_min = 0.5083378208931", "smallest eigenvalue of quadratic.hessian"]),
+            ("quadratic lambda (solve)", quadratic, "solve", ["'lsi.lambda' = 2: must be <= h_min"]),
+            ("squared lipschitz", squared, "solve",
+             ["'lsi.lipschitz' = 0.5: must be >= 0.98 = |1 - eta| at eta = 0.02 (algorithm.eta)"]),
+            ("squared lipschitz (compare)", squared, "compare", ["'lsi.lipschitz' = 0.5: must be >= 0.98"])]:
+        cfg = os.path.join(tmp, "contradiction.toml")
+        with open(cfg, "w") as f:
+            f.write(text)
+        out = os.path.join(tmp, "contradiction.h5")
+        r = run(command, cfg, "-o", out)
+        check(f"{name}: exit 2", r.returncode == 2, f"rc={r.returncode} {r.stderr}")
+        check(f"{name}: message", all(m in r.stderr for m in message), r.stderr)
+        check(f"{name}: no output", not os.path.exists(out))
+        os.remove(cfg)
+
+    # Declared vs derived constants: solve (JSON, HDF5 root attributes) and compare (JSON, table
+    # footer, HDF5 root attributes).
+    out = os.path.join(tmp, "constants.h5")
+    r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "-o", out, "--json")
+    summary = json.loads(r.stdout)
+    check("solve json: generic loss declares lambda, beta, S_g",
+          any(e.startswith("lsi.lambda = 1 (") and "generic loss" in e for e in summary["declared_constants"])
+          and any(e.startswith("lsi.beta = 4 (") for e in summary["declared_constants"])
+          and any(e.startswith("algorithm.sensitivity = 4 (") for e in summary["declared_constants"]),
+          summary.get("declared_constants"))
+    with h5py.File(out) as f:
+        check("solve hdf5: declared_constants attribute, one entry per line",
+              f.attrs["declared_constants"].split("\n") == summary["declared_constants"], f.attrs.get("declared_constants"))
+        check("solve hdf5: derived_constants attribute",
+              f.attrs["derived_constants"].split("\n") == summary["derived_constants"], f.attrs.get("derived_constants"))
+    os.remove(out)
+    checked = quadratic.replace("lambda = 2.0", "lambda = 0.5")
+    cfg = os.path.join(tmp, "checked.toml")
+    with open(cfg, "w") as f:
+        f.write(checked)
+    r = run("compare", cfg, "--json", "-o", out)
+    check("compare with checked constants exits 0", r.returncode == 0, r.stderr)
+    obj = json.loads(r.stdout)
+    check("compare json: checked lambda is derived, not declared",
+          any(e.startswith("lsi.lambda = 0.5 (declared; checked <= h_min") for e in obj["derived_constants"])
+          and not any(e.startswith("lsi.lambda") for e in obj["declared_constants"]), obj.get("derived_constants"))
+    with h5py.File(out) as f:
+        check("compare hdf5: constant lists", f.attrs["derived_constants"].split("\n") == obj["derived_constants"]
+              and f.attrs["declared_constants"].split("\n") == obj["declared_constants"])
+    table = run("compare", cfg).stdout
+    check("compare table footer: declared and derived constants",
+          "\ndeclared constants (" in table and "\nderived constants (" in table and "lsi.lambda = 0.5" in table,
+          table[-800:])
+    exact = obj["exact"]["R"]
+    check("compare with correct constants: every valid analysis >= exact",
+          all(all(x >= e * (1 - 1e-9) for x, e in zip(a["R"], exact)) for a in obj["analyses"] if a["applies"]))
+    os.remove(cfg)
+    os.remove(out)
+
     # calibrate: the smallest sigma meeting (1, 1e-5) for this tool's bound; solve confirms it.
     tight = os.path.join(EXAMPLES, "figure2_tight.toml")
     r = run("calibrate", tight, "--epsilon", "1", "--delta", "1e-5", "--analysis", "pdi", "--json")
