@@ -138,7 +138,7 @@ AnalysisResult composition_sgm(const TrainingRun& run) {
              "(Poisson SGM value for sampling without replacement, see citation)";
   try {
     for (double alpha : run.orders)
-      r.R.push_back(static_cast<double>(run.steps) * sampled_gaussian_rdp(q, z, alpha));
+      r.R.push_back(static_cast<double>(run.steps) * sampled_gaussian_rdp_upper(q, z, alpha));
   } catch (const std::runtime_error& e) {
     return refused(name, citation, std::string("numerical evaluation failed: ") + e.what());
   }

@@ -7,6 +7,7 @@
 #include "analyses/composition.hpp"
 #include "analyses/pdi.hpp"
 #include "analyses/ye_shokri_2022.hpp"
+#include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -24,22 +25,36 @@ std::string paper_setting_failure(const RunSpec& spec) {
 using RunAnalysis = AnalysisResult (*)(const TrainingRun&);
 using SpecAnalysis = AnalysisResult (*)(const RunSpec&, const TrainingRun&);
 
+AnalysisResult refused(std::string why) {
+  AnalysisResult r;
+  r.reason = std::move(why);
+  return r;
+}
+
+/// Outward rounding of a paper's bound (docs/analyses.md, "Outward rounding"): its closed forms
+/// and recursions take O(steps) operations (powers (1 - eta)^K, exp(-x K), sums over the steps),
+/// so the margin is that of a recursion of run.steps steps.
+AnalysisResult rounded(AnalysisResult r, const TrainingRun& run) {
+  outward::round_up(r.R, outward::recursion_margin(run.steps));
+  return r;
+}
+
 /// Adapts a paper's analysis of a TrainingRun: the paper setting is checked first, the orders
-/// are the requested ones.
+/// are the requested ones, the result is rounded outward.
 std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> paper(RunAnalysis f) {
   return [f](const AnalysisInput& in, std::span<const double> orders) {
-    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return AnalysisResult{{}, {}, false, why, {}};
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
     TrainingRun run = in.run;
     run.orders.assign(orders.begin(), orders.end());
-    return f(run);
+    return rounded(f(run), run);
   };
 }
 std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> paper(SpecAnalysis f) {
   return [f](const AnalysisInput& in, std::span<const double> orders) {
-    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return AnalysisResult{{}, {}, false, why, {}};
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
     TrainingRun run = in.run;
     run.orders.assign(orders.begin(), orders.end());
-    return f(in.config.spec, run);
+    return rounded(f(in.config.spec, run), run);
   };
 }
 
