@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "numerics/outward_rounding.hpp"
+
 namespace rdpdyn {
 namespace {
 
@@ -46,9 +48,34 @@ void check_grid(std::span<const double> orders, std::span<const double> rdp) {
                                 std::to_string(rdp.size()) + " RDP values");
 }
 
+// Outward rounding of the conversions (docs/math.md section 6). Each is a sum of a few terms,
+// every term a handful of correctly rounded operations or 1-ulp library calls (log, log1p), so
+// its rounding error is at most a few u times the sum of the terms' magnitudes, plus the
+// conditioning of log1p(-1/alpha) near alpha = 1 (an error u in -1/alpha moves the log by
+// u / (1 - 1/alpha) = u alpha / (alpha - 1)). The result is raised by kConversionUlps u times that
+// magnitude (about twice the first-order bound) and one double: the reported epsilon or delta is
+// never below the exact conversion of the given R.
+constexpr double kConversionUlps = 8.0;
+
+/// Magnitude of log(1 - 1/alpha) with its conditioning.
+double log_ratio_magnitude(double alpha, double log_ratio) {
+  return std::fabs(log_ratio) + alpha / (alpha - 1.0);
+}
+
 double log_delta_improved(double alpha, double rdp, double epsilon) {
   // Balle et al. 2020 Thm 21 solved for log delta; log1p keeps log(1 - 1/alpha) accurate.
-  return (alpha - 1.0) * (rdp - epsilon + std::log1p(-1.0 / alpha)) - std::log(alpha);
+  const double log_ratio = std::log1p(-1.0 / alpha);
+  const double value = (alpha - 1.0) * (rdp - epsilon + log_ratio) - std::log(alpha);
+  const double magnitude =
+      (alpha - 1.0) * (std::fabs(rdp) + std::fabs(epsilon) + log_ratio_magnitude(alpha, log_ratio)) + std::log(alpha);
+  return outward::round_up_sum(value, magnitude, kConversionUlps);
+}
+
+/// exp of an outward-rounded log delta, raised by one double for exp's own (< 1 ulp) error.
+double delta_from_log(double log_delta) {
+  if (log_delta >= 0.0) return 1.0;
+  if (std::isinf(log_delta)) return 0.0;
+  return std::min(1.0, std::nextafter(std::exp(log_delta), kInf));
 }
 
 }  // namespace
@@ -56,17 +83,23 @@ double log_delta_improved(double alpha, double rdp, double epsilon) {
 double epsilon_mironov(double alpha, double rdp, double delta) {
   check_order(alpha, rdp);
   check_delta(delta);
-  // Mironov 2017 (Rényi Differential Privacy, CSF), Prop. 3.
-  return rdp - std::log(delta) / (alpha - 1.0);
+  // Mironov 2017 (Rényi Differential Privacy, CSF; arXiv:1702.07476), Prop. 3, rounded outward.
+  const double log_term = -std::log(delta) / (alpha - 1.0);
+  return outward::round_up_sum(rdp + log_term, std::fabs(rdp) + std::fabs(log_term), kConversionUlps);
 }
 
 double epsilon_improved(double alpha, double rdp, double delta) {
   check_order(alpha, rdp);
   check_delta(delta);
-  // Balle, Barthe, Gaboardi, Hsu & Sato 2020 (AISTATS), Thm 21; equivalently Canonne, Kamath &
-  // Steinke 2020 (arXiv:2004.00010 v4), Prop. 12. Can be negative for tiny R: clamp (monotone in eps).
-  const double eps = rdp + std::log1p(-1.0 / alpha) - (std::log(delta) + std::log(alpha)) / (alpha - 1.0);
-  return std::max(0.0, eps);
+  // Balle, Barthe, Gaboardi, Hsu & Sato 2020 (AISTATS; arXiv:1905.09982), Thm 21; equivalently
+  // Canonne, Kamath & Steinke 2020 (arXiv:2004.00010 v4), Prop. 12. Rounded outward; can be
+  // negative for tiny R: clamp (monotone in eps).
+  const double log_ratio = std::log1p(-1.0 / alpha);
+  const double log_delta = std::log(delta), log_alpha = std::log(alpha);
+  const double eps = rdp + log_ratio - (log_delta + log_alpha) / (alpha - 1.0);
+  const double magnitude = std::fabs(rdp) + log_ratio_magnitude(alpha, log_ratio) +
+                           (std::fabs(log_delta) + log_alpha) / (alpha - 1.0);
+  return std::max(0.0, outward::round_up_sum(eps, magnitude, kConversionUlps));
 }
 
 double rdp_to_epsilon(RdpConversion conversion, double alpha, double rdp, double delta) {
@@ -77,9 +110,11 @@ double rdp_to_epsilon(RdpConversion conversion, double alpha, double rdp, double
 double delta_mironov(double alpha, double rdp, double epsilon) {
   check_order(alpha, rdp);
   check_epsilon(epsilon);
-  // Mironov 2017 Prop. 3 solved for delta.
+  // Mironov 2017 Prop. 3 solved for delta, rounded outward.
   if (std::isinf(rdp)) return 1.0;
-  return std::min(1.0, std::exp((alpha - 1.0) * (rdp - epsilon)));
+  const double log_delta = (alpha - 1.0) * (rdp - epsilon);
+  return delta_from_log(
+      outward::round_up_sum(log_delta, (alpha - 1.0) * (std::fabs(rdp) + std::fabs(epsilon)), kConversionUlps));
 }
 
 double delta_improved(double alpha, double rdp, double epsilon) {
@@ -87,7 +122,7 @@ double delta_improved(double alpha, double rdp, double epsilon) {
   check_epsilon(epsilon);
   // CKS 2020 Prop. 12 in its delta form: delta = exp((alpha-1)(R-eps)) (1-1/alpha)^alpha / (alpha-1).
   if (std::isinf(rdp)) return 1.0;
-  return std::min(1.0, std::exp(log_delta_improved(alpha, rdp, epsilon)));
+  return delta_from_log(log_delta_improved(alpha, rdp, epsilon));
 }
 
 double rdp_to_delta(RdpConversion conversion, double alpha, double rdp, double epsilon) {

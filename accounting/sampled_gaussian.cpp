@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "numerics/outward_rounding.hpp"
+
 namespace rdpdyn {
 namespace {
 
@@ -242,6 +244,17 @@ double sampled_gaussian_log_moment(double q, double sigma, double alpha, SgmExpa
 
 double sampled_gaussian_rdp(double q, double sigma, double alpha, SgmExpansion expansion) {
   return sampled_gaussian_log_moment(q, sigma, alpha, expansion) / (alpha - 1.0);
+}
+
+double sampled_gaussian_relative_error_bound(double alpha) {
+  return 4e-13 / (alpha - 1.0) + 64.0 * outward::kUnitRoundoff;
+}
+
+double sampled_gaussian_rdp_upper(double q, double sigma, double alpha) {
+  const double value = sampled_gaussian_rdp(q, sigma, alpha);
+  // q = 1 is the Gaussian closed form alpha / (2 sigma^2) (five operations): a few ulps suffice.
+  if (q == 1.0) return outward::round_up(value, 8.0 * outward::kUnitRoundoff);
+  return outward::round_up(value, sampled_gaussian_relative_error_bound(alpha));
 }
 
 }  // namespace rdpdyn

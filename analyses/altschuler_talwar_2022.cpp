@@ -39,7 +39,7 @@ SplitBound split_bound(const Setting& st, double alpha,
   SplitBound best;
   if (st.steps == 0) return best;  // the output is the common initial point
   // tau = 0 branch (the first term of (B.2)): the CNIs coincide, (2) = 0, no split needed.
-  best.value = T * sampled_gaussian_rdp(q, st.batch * st.sigma / st.shift, alpha);
+  best.value = T * sampled_gaussian_rdp_upper(q, st.batch * st.sigma / st.shift, alpha);
   best.linear = true;
   if (st.steps < 2) return best;
 
@@ -48,7 +48,7 @@ SplitBound split_bound(const Setting& st, double alpha,
     const double s2 = std::sqrt((st.sigma - s1) * (st.sigma + s1));
     double Q;
     try {
-      Q = sampled_gaussian_rdp(q, st.batch * s2 / st.shift, alpha);
+      Q = sampled_gaussian_rdp_upper(q, st.batch * s2 / st.shift, alpha);
     } catch (const std::runtime_error&) {
       return Eval{kInf, 1.0};  // a split whose S_alpha cannot be evaluated is simply not a candidate
     }

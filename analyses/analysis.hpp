@@ -29,13 +29,18 @@ const char* status_name(AnalysisStatus status);
 const char* status_meaning(AnalysisStatus status);
 
 /// One analysis of a run: whether its assumptions hold (if not, which one fails and why) and,
-/// if they do, its bound on R_alpha at every requested order (nats).
+/// if they do, its bound on R_alpha at every requested order (nats). Through the registry every
+/// R is rounded outward (numerics/outward_rounding.hpp; docs/analyses.md, "Outward rounding").
 struct AnalysisResult {
   std::string name;      ///< the registry name, e.g. "ye-shokri-thm3.3"
   std::string citation;  ///< paper and equation (may name the case that applied)
   bool applies = false;
   std::string reason;    ///< when !applies: the assumption that fails; else a short note
   std::vector<double> R; ///< per order; empty when !applies
+  /// Set when the bound is R(alpha) = alpha * slope at every order alpha > 1 (data linear in
+  /// alpha; the `pdi` entry on the characteristics engine): R is then known at any order
+  /// (models/configured_solve.hpp, linear_rdp_at) although the analysis is not `any_order`.
+  std::optional<double> slope;
   /// When the status differs for this run from the analysis' own (e.g. a disputed bound whose
   /// doubtful step is not used by the run), the status that holds here and why.
   std::optional<AnalysisStatus> status_here;
@@ -56,8 +61,9 @@ struct Analysis {
   std::string citation;      ///< paper (arXiv id), theorem, equation
   AnalysisStatus status = AnalysisStatus::Published;
   std::string status_note;   ///< disputed: where the gap is; derived: where the derivation is
-  /// Cheap at any order (closed forms, linear data): epsilon is then minimised over a continuum of
-  /// orders, not only over the recorded ones.
+  /// Cheap at any order (closed forms) and independent of the other requested orders: epsilon is
+  /// then minimised over a continuum of orders (accounting/epsilon_over_orders.hpp), not only
+  /// over the recorded ones. False where evaluation is expensive or tied to a grid.
   bool any_order = false;
   /// Evaluates at `orders` (each > 1, increasing); refuses with a reason when it does not apply.
   std::function<AnalysisResult(const AnalysisInput& input, std::span<const double> orders)> assess;

@@ -324,7 +324,7 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Plan, std:
       if (const auto* why = std::get_if<std::string>(&r0)) return refused(name, citation, *why);
       double total = std::get<double>(r0) + alpha * plan.event_slope;
       for (const auto& s : plan.stretches)
-        if (s.steps > 0 && !std::isinf(s.z)) total += static_cast<double>(s.steps) * sampled_gaussian_rdp(q, s.z, alpha);
+        if (s.steps > 0 && !std::isinf(s.z)) total += static_cast<double>(s.steps) * sampled_gaussian_rdp_upper(q, s.z, alpha);
       r.R.push_back(total);
     }
   } catch (const std::runtime_error& e) {

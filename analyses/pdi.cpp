@@ -22,7 +22,8 @@ AnalysisResult pdi_analysis(const AnalysisInput& input, std::span<const double> 
   config.spec.record = RecordPlan{0, {}};  // the final row only
   try {
     DiscardRecords discard;
-    r.R = solve_configured_run(config, input.engines, discard).final_R;
+    r.R = solve_configured_run(config, input.engines, discard).final_R;  // rounded outward there
+    r.slope = linear_rdp_slope(config, orders, r.R);
     r.reason = "engine " + config.engine;
     if (config.spec.algorithm.kind == AlgorithmKind::NoisySgd)
       r.reason += "; worst case over the differing record's batch (joint quasi-convexity)";

@@ -8,6 +8,7 @@
 #include "analyses/pdi.hpp"
 #include "analyses/ye_shokri_2022/derived_entries.hpp"
 #include "analyses/ye_shokri_2022/published_entries.hpp"
+#include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -25,22 +26,36 @@ std::string paper_setting_failure(const RunSpec& spec) {
 using RunAnalysis = AnalysisResult (*)(const TrainingRun&);
 using SpecAnalysis = AnalysisResult (*)(const RunSpec&, const TrainingRun&);
 
+AnalysisResult refused(std::string why) {
+  AnalysisResult r;
+  r.reason = std::move(why);
+  return r;
+}
+
+/// Outward rounding of a paper's bound (docs/analyses.md, "Outward rounding"): its closed forms
+/// and recursions take O(steps) operations (powers (1 - eta)^K, exp(-x K), sums over the steps),
+/// so the margin is that of a recursion of run.steps steps.
+AnalysisResult rounded(AnalysisResult r, const TrainingRun& run) {
+  outward::round_up(r.R, outward::recursion_margin(run.steps));
+  return r;
+}
+
 /// Adapts a paper's analysis of a TrainingRun: the paper setting is checked first, the orders
-/// are the requested ones.
+/// are the requested ones, the result is rounded outward.
 std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> paper(RunAnalysis f) {
   return [f](const AnalysisInput& in, std::span<const double> orders) {
-    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return AnalysisResult{{}, {}, false, why, {}};
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
     TrainingRun run = in.run;
     run.orders.assign(orders.begin(), orders.end());
-    return f(run);
+    return rounded(f(run), run);
   };
 }
 std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> paper(SpecAnalysis f) {
   return [f](const AnalysisInput& in, std::span<const double> orders) {
-    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return AnalysisResult{{}, {}, false, why, {}};
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
     TrainingRun run = in.run;
     run.orders.assign(orders.begin(), orders.end());
-    return f(in.config.spec, run);
+    return rounded(f(in.config.spec, run), run);
   };
 }
 
@@ -58,12 +73,12 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> dis
 }
 
 /// Adapts an accountant that handles phases, events and R_0 itself (analyses/composition.hpp): no
-/// paper-setting gate, the orders are the requested ones.
+/// paper-setting gate, the orders are the requested ones, the result is rounded outward.
 std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> accountant(SpecAnalysis f) {
   return [f](const AnalysisInput& in, std::span<const double> orders) {
     TrainingRun run = in.run;
     run.orders.assign(orders.begin(), orders.end());
-    return f(in.config.spec, run);
+    return rounded(f(in.config.spec, run), run);
   };
 }
 

@@ -5,16 +5,56 @@
 #include <limits>
 
 #include "accounting/epsilon_delta.hpp"
+#include "accounting/epsilon_over_orders.hpp"
+#include "models/configured_solve.hpp"
 #include "models/privacy_model.hpp"
 #include "models/quadratic_exact.hpp"
 
 namespace rdpdyn {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// R of a valid entry at any orders, when known there; an empty function otherwise. An order at
+/// which the analysis refuses or fails gives NaN (no certificate there).
+RdpAtOrders rdp_at_any_order(const Analysis& analysis, const AnalysisResult& result, const AnalysisInput& input) {
+  if (result.slope) {
+    const double slope = *result.slope;
+    return [slope](std::span<const double> orders) {
+      std::vector<double> R;
+      for (double a : orders) R.push_back(linear_rdp_at(a, slope));
+      return R;
+    };
+  }
+  if (!analysis.any_order) return {};
+  return [&analysis, &input](std::span<const double> orders) {
+    try {
+      AnalysisResult r = analysis.assess(input, orders);
+      if (r.applies && r.R.size() == orders.size()) return r.R;
+    } catch (const std::exception&) {  // e.g. a series that does not converge at that order
+    }
+    return std::vector<double>(orders.size(), kNaN);
+  };
+}
+
 }  // namespace
 
 bool eligible_for_best(AnalysisStatus status, bool include_disputed) {
   return status != AnalysisStatus::Disputed || include_disputed;
+}
+
+void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const AnalysisInput& input,
+                    std::span<const double> orders, double delta) {
+  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta);
+  e.epsilon_recorded_orders = eo.epsilon;
+  e.best_recorded_order = eo.order;
+  e.epsilon_orders = "recorded";
+  if (const RdpAtOrders R = rdp_at_any_order(analysis, e.result, input)) {
+    const EpsilonAtOrder continuous = minimise_epsilon_batched(R, delta);
+    if (continuous.epsilon < eo.epsilon) eo = continuous;
+    e.epsilon_orders = "continuous";
+  }
+  e.epsilon = eo.epsilon;
+  e.best_order = eo.order;
 }
 
 Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines) {
@@ -31,42 +71,34 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
     e.result = analysis.assess(input, spec.orders);
     e.result.name = analysis.name;
     if (e.result.citation.empty()) e.result.citation = analysis.citation;
-    if (!e.result.applies) e.result.R.clear();
+    if (!e.result.applies) e.result.R.clear(), e.result.slope.reset();
     e.status = analysis.status_of(e.result);
     e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
-    e.epsilon = kNaN;
-    e.best_order = kNaN;
+    e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
+    if (c.delta && e.result.applies) assign_epsilon(e, analysis, input, c.orders, *c.delta);
     c.entries.push_back(std::move(e));
   }
 
+  // best: the eligible entry with the smallest epsilon (its own certificate, at its own order),
+  // or without a delta the smallest R at the largest recorded order; best_R stays on the grid.
   c.best_R.assign(c.orders.size(), std::numeric_limits<double>::infinity());
   double best_key = std::numeric_limits<double>::infinity();
+  c.best_epsilon = kNaN;
+  c.best_order = kNaN;
   for (auto& e : c.entries) {
-    if (!e.result.applies) continue;
-    if (c.delta) {
-      const EpsilonAtOrder eo = best_epsilon(c.orders, e.result.R, *c.delta);
-      e.epsilon = eo.epsilon;
-      e.best_order = eo.order;
-    }
-    if (!eligible_for_best(e.status, c.include_disputed)) continue;
+    if (!e.result.applies || !eligible_for_best(e.status, c.include_disputed)) continue;
     for (std::size_t j = 0; j < c.orders.size(); ++j) c.best_R[j] = std::min(c.best_R[j], e.result.R[j]);
     const double key = c.delta ? e.epsilon : e.result.R.back();
     if (key < best_key) {
       best_key = key;
       c.best_name = e.result.name;
       c.best_status = e.status;
+      if (c.delta) c.best_epsilon = e.epsilon, c.best_order = e.best_order;
     }
   }
   if (spec.quadratic && spec.algorithm.kind == AlgorithmKind::NoisyGd && spec.algorithm.phases.size() == 1) {
     const std::vector<double> slopes = quadratic::worst_case_rdp_slopes(quadratic_problem_of(spec), run.steps);
     for (double alpha : c.orders) c.exact_R.push_back(alpha * slopes.back());
-  }
-  c.best_epsilon = kNaN;
-  c.best_order = kNaN;
-  if (c.delta && !c.best_name.empty()) {
-    const EpsilonAtOrder eo = best_epsilon(c.orders, c.best_R, *c.delta);
-    c.best_epsilon = eo.epsilon;
-    c.best_order = eo.order;
   }
   return c;
 }

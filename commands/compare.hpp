@@ -3,6 +3,7 @@
 // registry.cpp), with its status, the reason each one that does not apply gives, epsilon at the
 // requested delta and the tightest bound among the trusted ones.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,17 @@ struct ComparisonEntry {
   AnalysisResult result;
   AnalysisStatus status = AnalysisStatus::Published;  ///< for this run
   std::string status_note;  ///< disputed: where the gap is; derived: where the derivation is
-  double epsilon = 0.0;     ///< at the report delta (improved conversion, best order); NaN without delta
-  double best_order = 0.0;  ///< the order attaining epsilon
+  /// At the report delta: the improved conversion minimised over the orders (continuous where the
+  /// bound is known at any order, see epsilon_orders); NaN without delta.
+  double epsilon = 0.0;
+  double best_order = 0.0;  ///< the order attaining epsilon (the conversion is evaluated there)
+  /// epsilon minimised over the configured orders only, as opacus' get_privacy_spent and
+  /// dp_accounting do (>= epsilon); NaN without delta.
+  double epsilon_recorded_orders = 0.0;
+  double best_recorded_order = 0.0;  ///< the configured order attaining it
+  /// "continuous": minimised over alpha in [1 + 1e-3, 1e4] and the recorded orders (the analysis
+  /// is any_order, or R = alpha * slope); "recorded": over the recorded orders only; "" without delta.
+  std::string epsilon_orders;
 };
 
 struct Comparison {
@@ -28,8 +38,8 @@ struct Comparison {
   bool include_disputed = false;         ///< [report] include_disputed: disputed entries may be best
   std::string best_name;                 ///< the eligible valid analysis with the smallest epsilon (or R at the largest order)
   AnalysisStatus best_status = AnalysisStatus::Published;
-  std::vector<double> best_R;            ///< pointwise minimum over the eligible valid analyses
-  double best_epsilon = 0.0;
+  std::vector<double> best_R;            ///< pointwise minimum over the eligible valid analyses (recorded orders)
+  double best_epsilon = 0.0;             ///< the smallest epsilon of the eligible entries: best_name's, at best_order
   double best_order = 0.0;
   /// For a quadratic loss: the exact divergence of the worst pair (a lower bound every valid
   /// analysis must respect), else empty.
@@ -40,6 +50,13 @@ struct Comparison {
 
 /// Whether an entry may enter `best`: published and derived always, disputed only when included.
 bool eligible_for_best(AnalysisStatus status, bool include_disputed);
+
+/// epsilon of one valid entry at `delta`: the improved conversion (Balle et al. 2020,
+/// arXiv:1905.09982, Thm 21) minimised over the recorded orders and, when R is known at any order
+/// (analysis.any_order, or result.slope), over alpha in [1 + 1e-3, 1e4] by
+/// accounting/epsilon_over_orders.hpp. Sets entry.epsilon, best_order and epsilon_orders.
+void assign_epsilon(ComparisonEntry& entry, const Analysis& analysis, const AnalysisInput& input,
+                    std::span<const double> orders, double delta);
 
 /// Evaluates every registered analysis (the `pdi` entry runs the configured engine from
 /// `engines`; collective over its communicator for the finite-difference engine).

@@ -54,7 +54,10 @@ std::string comparison_to_json(const Comparison& c) {
                              {"citation", e.result.citation},
                              {"R", numbers(e.result.R)},
                              {"epsilon", number_or_null(e.epsilon)},
-                             {"best_order", number_or_null(e.best_order)}});
+                             {"best_order", number_or_null(e.best_order)},
+                             {"epsilon_recorded_orders", number_or_null(e.epsilon_recorded_orders)},
+                             {"best_recorded_order", number_or_null(e.best_recorded_order)},
+                             {"epsilon_orders", e.epsilon_orders.empty() ? nlohmann::json() : nlohmann::json(e.epsilon_orders)}});
   j["include_disputed"] = c.include_disputed;
   j["statuses"] = {{"published", status_meaning(AnalysisStatus::Published)},
                    {"derived", status_meaning(AnalysisStatus::Derived)},
@@ -107,7 +110,8 @@ std::string comparison_table(const Comparison& c) {
     out << buf;
   }
   if (c.delta) {
-    std::snprintf(buf, sizeof buf, "  (epsilon %.5g at alpha = %g)", c.best_epsilon, c.best_order);
+    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s at alpha = %.6g)", c.best_epsilon,
+                  c.best_name.empty() ? "none" : c.best_name.c_str(), c.best_order);
     out << buf;
   }
   out << "\n";
@@ -166,7 +170,9 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       string_attribute(file, "units_orders", kUnitsOrder);
       number_attribute(file, "delta", c.delta ? *c.delta : kNaN);
       string_attribute(file, "epsilon_conversion",
-                       "improved conversion (Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020), best order of /orders");
+                       "improved conversion (Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020), rounded outward, "
+                       "minimised over alpha in [1.001, 10000] and /orders where the bound is known at any order "
+                       "(attribute epsilon_orders = continuous), else over /orders (recorded)");
       vector_dataset(file, "orders", c.orders);
       H5::Group analyses = file.createGroup("analyses");
       for (const auto& e : c.entries) {
@@ -177,7 +183,10 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
         string_attribute(d, "status_note", e.status_note);
         string_attribute(d, "citation", e.result.citation);
         number_attribute(d, "epsilon", e.epsilon);
+        number_attribute(d, "epsilon_recorded_orders", e.epsilon_recorded_orders);
+        number_attribute(d, "best_recorded_order", e.best_recorded_order);
         number_attribute(d, "best_order", e.best_order);
+        string_attribute(d, "epsilon_orders", e.epsilon_orders);
       }
       H5::Group best = file.createGroup("best");
       H5::DataSet d = vector_dataset(best, "R", c.best_R);

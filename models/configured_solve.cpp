@@ -1,12 +1,45 @@
 #include "models/configured_solve.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "models/noisy_sgd_worst_case.hpp"
 #include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
+#include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
+namespace {
+
+/// Passes every record on with R rounded outward: the margin of a record after k steps is
+/// outward::recursion_margin(k) (numerics/outward_rounding.hpp; docs/math.md section 6). The
+/// engines' extra series (e.g. the uncertified finite-difference value) are not bounds and pass
+/// unchanged.
+class OutwardRounding final : public RecordObserver {
+ public:
+  explicit OutwardRounding(RecordObserver& next) : next_(next) {}
+  void record(const EngineRecord& row) override {
+    rounded_.assign(row.R.begin(), row.R.end());
+    outward::round_up(rounded_, outward::recursion_margin(row.step));
+    EngineRecord out = row;
+    out.R = rounded_;
+    next_.record(out);
+  }
+
+ private:
+  RecordObserver& next_;
+  std::vector<double> rounded_;
+};
+
+/// The final row rounded like the last record (every rank computes the same).
+void round_final_row(EngineSummary& summary, std::int64_t last_step) {
+  outward::round_up(summary.final_R, outward::recursion_margin(last_step));
+}
+
+}  // namespace
 
 const Engine& configured_engine(const RunConfig& config, const EngineRegistry& engines) {
   const Engine* engine = engines.find(config.engine);
@@ -36,23 +69,49 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
   require_pdi_constants(spec);
   const Engine& engine = configured_engine(config, engines);
   const EngineSettings settings{spec.record, {config.integration_rtol}, config.grid};
+  OutwardRounding rounding(observer);
   try {
     if (spec.algorithm.kind == AlgorithmKind::NoisySgd) {
       // Worst case over the differing record's batch, solved per placement then combined.
       const Solution worst = solve_noisy_sgd_worst_case(spec, {spec.record, settings.tolerance});
       EngineSummary summary;
       for (std::size_t r = 0; r < worst.record_count(); ++r)
-        observer.record({worst.steps[r], worst.times[r], worst.lsi_constant[r], worst.row(r), {}});
+        rounding.record({worst.steps[r], worst.times[r], worst.lsi_constant[r], worst.row(r), {}});
       const auto last = worst.final_row();
       summary.final_R.assign(last.begin(), last.end());
+      round_final_row(summary, worst.steps.back());
       return summary;
     }
-    return engine.solve(build_program(spec), spec.initial, spec.orders, settings, observer);
+    const PrivacyProgram program = build_program(spec);
+    EngineSummary summary = engine.solve(program, spec.initial, spec.orders, settings, rounding);
+    round_final_row(summary, static_cast<std::int64_t>(program.steps.size()));
+    return summary;
   } catch (const std::domain_error& e) {  // a user function left its domain
     const bool gamma = std::string(e.what()).rfind("gamma", 0) == 0;
     throw SpecError(gamma ? "analysis.gamma" : "lsi.c",
                     "\"" + (gamma ? spec.gamma.description : spec.lsi.function.description) + "\"", e.what());
   }
+}
+
+std::optional<double> linear_rdp_slope(const RunConfig& config, std::span<const double> orders,
+                                       std::span<const double> R) {
+  const bool characteristics =
+      config.engine == "characteristics" || config.spec.algorithm.kind == AlgorithmKind::NoisySgd;
+  if (!characteristics || !is_linear_in_alpha(config.spec.initial) || orders.empty() || orders.size() != R.size())
+    return std::nullopt;
+  double slope = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < orders.size(); ++j) {
+    if (std::isnan(R[j])) return std::nullopt;
+    // R_j >= alpha_j w (outward rounding); the quotient rounded to nearest, then up one double.
+    const double q = R[j] / orders[j];
+    slope = std::min(slope, q == 0.0 || std::isinf(q) ? q : std::nextafter(q, std::numeric_limits<double>::infinity()));
+  }
+  return slope;
+}
+
+double linear_rdp_at(double alpha, double slope) {
+  const double r = alpha * slope;
+  return r == 0.0 || !std::isfinite(r) ? r : std::nextafter(r, std::numeric_limits<double>::infinity());
 }
 
 }  // namespace rdpdyn

@@ -2,6 +2,9 @@
 // One configured run solved end to end below the commands: the privacy program of the model,
 // the engine chosen by name from the registry, the records streamed to an observer. `rdpdyn
 // solve` adds the outputs on top; the `pdi` analysis keeps the final row.
+#include <optional>
+#include <span>
+
 #include "models/run_config.hpp"
 #include "solver/engine.hpp"
 
@@ -14,7 +17,23 @@ const Engine& configured_engine(const RunConfig& config, const EngineRegistry& e
 /// noisy mini-batch GD through the worst case over the differing record's batch
 /// (models/noisy_sgd_worst_case.hpp, characteristics engine). Throws SpecError for input the
 /// models or engines refuse (remove-one adjacency, a user function leaving its domain).
+/// Every R the observer receives, and final_R, is rounded outward: raised by
+/// outward::recursion_margin(steps of the record) (numerics/outward_rounding.hpp).
 EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry& engines,
                                    RecordObserver& observer);
+
+/// When the configured solve's bound is R(alpha) = alpha w with one w at every order, w, bounded
+/// from above from a row `R` of solve_configured_run at `orders`; else nullopt. That is the case
+/// on the characteristics engine (and the noisy-SGD worst case, which uses it) when the initial
+/// data are linear in alpha: the coefficients do not depend on the order, so w is constant in y
+/// (docs/math.md section 2.3; events add constants to w, section 2.6). Each outward-rounded R_j
+/// bounds alpha_j w from above, so w <= R_j / alpha_j for every j: the smallest quotient, rounded
+/// up, is returned. The finite-difference engine's certified values are not exactly linear: nullopt.
+std::optional<double> linear_rdp_slope(const RunConfig& config, std::span<const double> orders,
+                                       std::span<const double> R);
+
+/// alpha * slope rounded up (one correctly rounded product, then one double towards +infinity):
+/// the bound at any order alpha > 1 of a run with linear_rdp_slope.
+double linear_rdp_at(double alpha, double slope);
 
 }  // namespace rdpdyn

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "numerics/format_number.hpp"
+#include "numerics/outward_rounding.hpp"
 
 
 namespace rdpdyn {
@@ -13,6 +14,7 @@ namespace {
 /// w(alpha) = (initial_absorbed ? 0 : exp(-transport) w_0(alpha_0)) + offset.
 struct CharacteristicState {
   double transport = 0.0;
+  double transport_compensation = 0.0;  ///< Neumaier: transport + compensation is the sum
   double offset = 0.0;
   bool initial_absorbed = false;
   double inverse_lsi = kPointMassInverseLsi;
@@ -25,7 +27,7 @@ void evaluate_rdp(const CharacteristicState& s, const InitialCurve& initial,
     for (std::size_t j = 0; j < orders.size(); ++j) R[j] = orders[j] * s.offset;
     return;
   }
-  const double decay = std::exp(-s.transport);
+  const double decay = std::exp(-(s.transport + s.transport_compensation));
   for (std::size_t j = 0; j < orders.size(); ++j) {
     const double alpha0 = 1.0 + (orders[j] - 1.0) * decay;  // foot of the characteristic
     R[j] = orders[j] * (decay * initial_rdp(initial, alpha0) / alpha0 + s.offset);
@@ -38,6 +40,26 @@ void apply_event(CharacteristicState& s, const StepEvent& event) {
   s.offset += rdp_slope_jump(event);
   update_inverse_lsi(s.inverse_lsi, event);
 }
+
+/// Adds one interval's transport to the accumulated one (compensated, so that K steps add no K
+/// roundings; an infinite transport absorbs the sum).
+void add_transport(CharacteristicState& s, double A) {
+  if (std::isinf(A) || std::isinf(s.transport)) {
+    s.transport = s.transport + A;
+    s.transport_compensation = 0.0;
+    return;
+  }
+  const double sum = s.transport + A;
+  s.transport_compensation += std::abs(s.transport) >= std::abs(A) ? (s.transport - sum) + A : (A - sum) + s.transport;
+  s.transport = sum;
+}
+
+/// A computed transport may exceed the exact one by its rounding error, and less transport is a
+/// larger bound (both exp(-A) and the foot order alpha_0 = 1 + (alpha - 1) e^{-A} grow as A
+/// shrinks, and R_0 is non-decreasing in alpha: docs/math.md sections 2.3, 5.1, 6). Each interval's
+/// transport (a few operations, at most ~8 u relative error) is therefore lowered by 16 u before
+/// it enters the state, so the exponential carrying old data never rounds the bound down.
+constexpr double kTransportRelativeBias = 16.0 * outward::kUnitRoundoff;
 
 /// This engine is exact only for coefficients that do not depend on the order.
 void require_alpha_independent(const ProgramStep& step) {
@@ -81,14 +103,16 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
       const double w_start =
           state.initial_absorbed || std::isinf(state.transport)
               ? state.offset
-              : std::exp(-state.transport) * linear_initial_slope(initial) + state.offset;
+              : std::exp(-(state.transport + state.transport_compensation)) * linear_initial_slope(initial) +
+                    state.offset;
       state.offset = optimal_gamma_flow(iv, w_start, state.inverse_lsi, t + t_compensation, options.tolerance);
       state.initial_absorbed = true;
     } else {
       const IntervalFlow flow =
           fixed_gamma_flow(iv, step.gamma.value, state.inverse_lsi, t + t_compensation, options.tolerance);
-      state.transport += flow.transport;
-      state.offset = std::exp(-flow.transport) * state.offset + flow.source;
+      const double transport = outward::round_down(flow.transport, kTransportRelativeBias);
+      add_transport(state, transport);
+      state.offset = std::exp(-transport) * state.offset + flow.source;
     }
     state.inverse_lsi = end_inverse_lsi(iv, state.inverse_lsi, t + t_compensation);
     const double t_next = t + iv.duration;

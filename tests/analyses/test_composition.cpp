@@ -19,6 +19,16 @@ using namespace rdpdyn;
 
 namespace {
 
+/// The registry's value is the function's, rounded outward (docs/analyses.md, "Outward rounding"):
+/// never below it and within 1e-12 relative.
+void check_rounded_up(const std::vector<double>& registry, const std::vector<double>& raw) {
+  REQUIRE(registry.size() == raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    CHECK(registry[i] >= raw[i]);
+    CHECK(registry[i] <= raw[i] * (1 + 1e-12));
+  }
+}
+
 /// Noisy SGD, n = 1000, b = 100 (N = 10 batches per epoch), eta = 0.05, sigma = 0.1, S_g = 1.
 RunConfig sgd(BatchSampling sampling, std::int64_t steps) {
   RunConfig c;
@@ -67,7 +77,7 @@ TEST_CASE("composition-gaussian counts the uses of the record per sampling schem
     for (std::size_t i = 0; i < c.spec.orders.size(); ++i)
       CHECK(r.R[i] == Approx(e.uses * per_use(c.spec.orders[i], 0.05, 0.1, 1.0, 100.0)).epsilon(1e-13));
     // The registry entry is the same (no paper-setting gate in between).
-    CHECK(assess(c, "composition-gaussian").R == r.R);
+    check_rounded_up(assess(c, "composition-gaussian").R, r.R);
   }
 }
 
@@ -127,7 +137,7 @@ TEST_CASE("composition composes phase by phase, adds released Gaussians and R_0"
   CHECK(r.R[0] == Approx(1.1 * (3.21e-4 + 2e-4)).epsilon(1e-12));  // alpha S_g^2/(4 n^2) sum eta_k/sigma_k^2 + event
   // The paper analyses still refuse the schedule; the accountant, through the registry, does not.
   CHECK_FALSE(assess(c, "ye-shokri-d6").applies);
-  CHECK(assess(c, "composition-gaussian").R == r.R);
+  check_rounded_up(assess(c, "composition-gaussian").R, r.R);
 
   // A phase with S_g = 0 costs nothing.
   RunSpec z = s;
@@ -180,7 +190,7 @@ TEST_CASE("composition-sgm with events and R_0; Poisson under replace needs the 
   for (std::size_t i = 0; i < s.orders.size(); ++i) {
     const double a = s.orders[i];
     CHECK(r.R[i] == Approx(300 * sampled_gaussian_rdp(0.1, z, a) + a * (0.001 * 0.001 / (2 * 0.01)) + 0.002 * a)
-                        .epsilon(1e-13));
+                        .epsilon(1e-11));
   }
   s.gradients_norm_bounded = false;
   const AnalysisResult refused = composition_sgm(s, training_run_of(s));
@@ -239,14 +249,14 @@ TEST_CASE("An accounting-only run: the analyses that need eta, S_g or [lsi] say 
   CHECK_THAT(assess(c, "pdi").reason, Catch::Contains("'algorithm.eta' = missing") && Catch::Contains("[lsi]"));
   const AnalysisResult g = assess(c, "composition-gaussian");
   REQUIRE(g.applies);
-  CHECK(g.R[0] == Approx(10000 * 2.0 / (2 * 0.55 * 0.55)).epsilon(1e-13));
+  CHECK(g.R[0] == Approx(10000 * 2.0 / (2 * 0.55 * 0.55)).epsilon(1e-11));
   // Add/remove: z = m = 1.1, and composition-sgm applies without any declaration.
   s.adjacency = Adjacency::AddRemove;
   const TrainingRun ar = training_run_of(s);
   CHECK(*ar.noise_multiplier == 1.1);
   const AnalysisResult sgm = assess(c, "composition-sgm");
   REQUIRE(sgm.applies);
-  CHECK(sgm.R[0] == Approx(10000 * sampled_gaussian_rdp(0.01, 1.1, 2.0)).epsilon(1e-14));
+  CHECK(sgm.R[0] == Approx(10000 * sampled_gaussian_rdp(0.01, 1.1, 2.0)).epsilon(1e-11));
   // eta given, S_g not: the next missing constant is named.
   s.algorithm.declares_eta = true;
   s.algorithm.phases = {Phase::of(10000, 0.1, 0.0)};

@@ -48,14 +48,18 @@ for alpha, R, ref in zip(ORDERS, sgm["R"], OPACUS_RDP):
     else:
         check(f"R at alpha = {alpha} equals the 50-digit value (1e-10)", rel(R, EXACT_RDP_1_5) <= 1e-10, R)
         check(f"R at alpha = {alpha} within opacus' own accuracy (2e-8)", rel(R, ref) <= 2e-8, (R, ref))
-check("epsilon at delta = 1e-5 equals opacus get_privacy_spent (1e-12)",
-      rel(sgm["epsilon"], OPACUS_EPS) <= 1e-12, sgm["epsilon"])
-check("best order 4, as opacus", sgm["best_order"] == OPACUS_ORDER, sgm["best_order"])
+# On the configured orders (the libraries' convention) epsilon equals opacus'; over every order in
+# [1.001, 1e4] (rdpdyn's epsilon) it can only be smaller, and stays a certificate.
+check("epsilon on the configured orders equals opacus get_privacy_spent (1e-10; R rounded outward)",
+      rel(sgm["epsilon_recorded_orders"], OPACUS_EPS) <= 1e-10, sgm["epsilon_recorded_orders"])
+check("best configured order 4, as opacus", sgm["best_recorded_order"] == OPACUS_ORDER, sgm["best_recorded_order"])
+check("epsilon over every order is at most the configured orders' one",
+      sgm["epsilon"] <= sgm["epsilon_recorded_orders"] and sgm["epsilon_orders"] == "continuous", sgm)
 check("composition-sgm is the tightest", obj["best"]["name"] == "composition-sgm", obj["best"]["name"])
 check("best epsilon is composition-sgm's", obj["best"]["epsilon"] == sgm["epsilon"], obj["best"])
 gauss = a["composition-gaussian"]
 check("composition-gaussian applies (10000 steps at alpha / (2 z^2), z = 1.1)",
-      gauss["applies"] and all(rel(R, 10000 * al / (2 * 1.1**2)) <= 1e-13 for R, al in zip(gauss["R"], ORDERS)),
+      gauss["applies"] and all(0 <= (R - 10000 * al / (2 * 1.1**2)) / R <= 1e-11 for R, al in zip(gauss["R"], ORDERS)),
       gauss)
 for name in ("altschuler-talwar-b1", "altschuler-talwar-b2", "altschuler-talwar-b3", "pabi-strongly-convex"):
     check(f"{name} names the missing step size", a[name]["reason"] == "needs a step size (algorithm.eta); the run declares none",
@@ -94,7 +98,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("compare (replace): composition-sgm needs lipschitz_loss", "lipschitz_loss = true" in rep["composition-sgm"]["reason"],
           rep["composition-sgm"]["reason"])
     check("compare (replace): composition-gaussian with z = m / 2",
-          all(rel(R, 10000 * al / (2 * 0.55**2)) <= 1e-13 for R, al in zip(rep["composition-gaussian"]["R"], ORDERS)))
+          all(0 <= (R - 10000 * al / (2 * 0.55**2)) / R <= 1e-11 for R, al in zip(rep["composition-gaussian"]["R"], ORDERS)))
     # calibrate --for steps works on it; --for sigma says why not.
     r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "steps", "--json"],
                        capture_output=True, text=True, timeout=600)

@@ -37,6 +37,14 @@ def max_rel(xs, refs):
     return max(abs(x - r) / abs(r) for x, r in zip(xs, refs))
 
 
+def rounded_up_from(xs, refs, steps):
+    """The reported values are the formula's, rounded outward by the documented margin
+    4 (K + 16) u relative plus one ulp (docs/analyses.md, "Outward rounding"): never below the
+    60-digit value, and above it by at most the margin (the formula itself is within 1e-15)."""
+    margin = 4 * (steps + 16) * 2.0**-53 + 4e-16
+    return all(r * (1 - 1e-15) <= x <= r * (1 + margin + 1e-15) for x, r in zip(xs, refs))
+
+
 def compare(example, *extra):
     r = subprocess.run([RDPDYN, "compare", os.path.join(SOURCE, "examples", example), *extra],
                        capture_output=True, text=True, timeout=900)
@@ -106,7 +114,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # at alpha = 1.5, 6, 64; tests/test_ye_shokri.cpp has every order and the provenance).
     ref = {1.5: 0.056783561020717140326, 6: 0.74752719241710091685, 64: 14.909871029928404605}
     got = [a["ye-shokri-thm4.2"]["R"][obj["orders"].index(x)] for x in ref]
-    check("fmnist: ye-shokri-thm4.2 = (135)", max_rel(got, list(ref.values())) < 1e-12, got)
+    check("fmnist: ye-shokri-thm4.2 = (135), rounded outward", rounded_up_from(got, list(ref.values()), 34800), got)
     check("fmnist: the published entry is best (the mixture gains nothing here)",
           obj["best"]["name"] == "ye-shokri-thm4.2", obj["best"]["name"])
     check("fmnist: best epsilon <= every valid epsilon",
@@ -123,7 +131,7 @@ with tempfile.TemporaryDirectory() as tmp:
     a = layout("mnist", obj)
     ref = {1.5: 0.32684942254311000624, 8: 1.7431969202299200333, 64: 13.945575361839360266}
     got = [a["ye-shokri-thm3.3"]["R"][obj["orders"].index(x)] for x in ref]
-    check("mnist: ye-shokri-thm3.3 = (91)", max_rel(got, list(ref.values())) < 1e-12, got)
+    check("mnist: ye-shokri-thm3.3 = (91), rounded outward", rounded_up_from(got, list(ref.values()), 2900), got)
     check("mnist: the shifted recursion is below (91)",
           all(x < y for x, y in zip(a["ye-shokri-thm3.3-shifted"]["R"], a["ye-shokri-thm3.3"]["R"])))
 
