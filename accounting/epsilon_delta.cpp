@@ -185,18 +185,16 @@ EpsilonAtOrder evaluate(const std::vector<double>& rdp, std::span<const double> 
 
 /// Bisection on [lo, hi] for the boundary between feasible and infeasible parameters.
 /// `feasible_high`: the target is met at the high end (noise) or at the low end (time).
-CalibrationResult bisect(const RdpCurveOf& rdp_of, std::span<const double> orders,
-                         const PrivacyTarget& target, double lo, double hi,
+CalibrationResult bisect(const EpsilonOf& eps_at, const PrivacyTarget& target, double lo, double hi,
                          const CalibrationOptions& opt, bool feasible_high, const char* name) {
   check_target(target);
-  if (!rdp_of) throw std::invalid_argument(std::string(name) + ": no RDP curve given");
+  if (!eps_at) throw std::invalid_argument(std::string(name) + ": no epsilon curve given");
   if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi))
     throw std::invalid_argument(std::string(name) + ": the bracket [" + str(lo) + ", " + str(hi) +
                                 "] must be finite with lo < hi");
   if (!(opt.relative_tolerance >= 0.0) || !(opt.absolute_tolerance >= 0.0) || opt.max_iterations < 1)
     throw std::invalid_argument(std::string(name) + ": tolerances must be >= 0 and max_iterations >= 1");
 
-  auto eps_at = [&](double x) { return evaluate(rdp_of(x), orders, target, "parameter = " + str(x)); };
   const EpsilonAtOrder at_lo = eps_at(lo), at_hi = eps_at(hi);
   const bool ok_lo = at_lo.epsilon <= target.epsilon, ok_hi = at_hi.epsilon <= target.epsilon;
   const double good_end = feasible_high ? hi : lo, bad_end = feasible_high ? lo : hi;
@@ -250,28 +248,42 @@ CalibrationResult bisect(const RdpCurveOf& rdp_of, std::span<const double> order
 CalibrationResult calibrate_smallest(const RdpCurveOf& rdp_of, std::span<const double> orders,
                                      const PrivacyTarget& target, double lo, double hi,
                                      const CalibrationOptions& options) {
-  return bisect(rdp_of, orders, target, lo, hi, options, true, "calibrate_smallest");
+  if (!rdp_of) throw std::invalid_argument("calibrate_smallest: no RDP curve given");
+  return bisect([&](double x) { return evaluate(rdp_of(x), orders, target, "parameter = " + str(x)); }, target, lo,
+                hi, options, true, "calibrate_smallest");
 }
 
 CalibrationResult calibrate_largest(const RdpCurveOf& rdp_of, std::span<const double> orders,
                                     const PrivacyTarget& target, double lo, double hi,
                                     const CalibrationOptions& options) {
-  return bisect(rdp_of, orders, target, lo, hi, options, false, "calibrate_largest");
+  if (!rdp_of) throw std::invalid_argument("calibrate_largest: no RDP curve given");
+  return bisect([&](double x) { return evaluate(rdp_of(x), orders, target, "parameter = " + str(x)); }, target, lo,
+                hi, options, false, "calibrate_largest");
+}
+
+CalibrationResult calibrate_smallest_epsilon(const EpsilonOf& epsilon_of, const PrivacyTarget& target, double lo,
+                                             double hi, const CalibrationOptions& options) {
+  return bisect(epsilon_of, target, lo, hi, options, true, "calibrate_smallest");
 }
 
 CountCalibrationResult calibrate_largest_count(const RdpCurveOfCount& rdp_of,
                                                std::span<const double> orders,
                                                const PrivacyTarget& target, std::int64_t lo,
                                                std::int64_t hi) {
+  if (!rdp_of) throw std::invalid_argument("calibrate_largest_count: no RDP curve given");
+  return calibrate_largest_count_epsilon(
+      [&](std::int64_t k) { return evaluate(rdp_of(k), orders, target, "count = " + std::to_string(k)); }, target, lo,
+      hi);
+}
+
+CountCalibrationResult calibrate_largest_count_epsilon(const EpsilonOfCount& eps_at, const PrivacyTarget& target,
+                                                       std::int64_t lo, std::int64_t hi) {
   constexpr const char* name = "calibrate_largest_count";
   check_target(target);
-  if (!rdp_of) throw std::invalid_argument(std::string(name) + ": no RDP curve given");
+  if (!eps_at) throw std::invalid_argument(std::string(name) + ": no epsilon curve given");
   if (!(lo < hi))
     throw std::invalid_argument(std::string(name) + ": the bracket [" + std::to_string(lo) + ", " +
                                 std::to_string(hi) + "] must have lo < hi");
-  auto eps_at = [&](std::int64_t k) {
-    return evaluate(rdp_of(k), orders, target, "count = " + std::to_string(k));
-  };
   const EpsilonAtOrder at_lo = eps_at(lo), at_hi = eps_at(hi);
   if (!(at_lo.epsilon <= target.epsilon))
     throw std::domain_error(std::string(name) + ": the target " + describe(target) +

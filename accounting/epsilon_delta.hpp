@@ -90,6 +90,11 @@ struct CountCalibrationResult {
   int evaluations;
 };
 
+/// epsilon (and its order) as a function of the parameter, for analyses whose epsilon is minimised
+/// over a continuum of orders (accounting/epsilon_over_orders.hpp) rather than a fixed grid.
+using EpsilonOf = std::function<EpsilonAtOrder(double parameter)>;
+using EpsilonOfCount = std::function<EpsilonAtOrder(std::int64_t count)>;
+
 /// The smallest parameter in [lo, hi] meeting the target, for epsilon non-increasing in the
 /// parameter (noise). Requires the target met at hi and not at lo: otherwise std::domain_error
 /// saying which end to move. Returns a feasible parameter within tolerance above the threshold.
@@ -109,5 +114,13 @@ CountCalibrationResult calibrate_largest_count(const RdpCurveOfCount& rdp_of,
                                                std::span<const double> orders,
                                                const PrivacyTarget& target, std::int64_t lo,
                                                std::int64_t hi);
+
+/// calibrate_smallest on an epsilon curve: epsilon_of(x).epsilon <= target.epsilon decides (the
+/// target's conversion is the caller's business).
+CalibrationResult calibrate_smallest_epsilon(const EpsilonOf& epsilon_of, const PrivacyTarget& target, double lo,
+                                             double hi, const CalibrationOptions& options = {});
+/// calibrate_largest_count on an epsilon curve.
+CountCalibrationResult calibrate_largest_count_epsilon(const EpsilonOfCount& epsilon_of, const PrivacyTarget& target,
+                                                       std::int64_t lo, std::int64_t hi);
 
 }  // namespace rdpdyn

@@ -11,6 +11,7 @@
 #include "commands/compare.hpp"
 #include "models/privacy_model.hpp"
 #include "accounting/epsilon_delta.hpp"
+#include "accounting/epsilon_over_orders.hpp"
 #include "models/noise_units.hpp"
 #include "models/spec_error.hpp"
 
@@ -93,9 +94,12 @@ class Curve {
   }
 
   /// The chosen analyses at x: R of the requested one, or the pointwise minimum of those that
-  /// apply ("best"), and the name of the tightest.
+  /// apply ("best"); epsilon as `compare` computes it (each analysis minimised over every order it
+  /// can be evaluated at, commands/compare.hpp assign_epsilon; "best": the smallest of them) and
+  /// the name of the tightest.
   struct Evaluation {
     std::vector<double> R;
+    EpsilonAtOrder epsilon{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
     std::string tightest;
   };
 
@@ -120,8 +124,14 @@ class Curve {
       if (!eligible_for_best(a->status_of(r), config.spec.include_disputed)) continue;
       applying.push_back(a);
       for (std::size_t j = 0; j < orders.size(); ++j) e.R[j] = std::min(e.R[j], r.R[j]);
-      const double eps = best_epsilon(orders, r.R, request_.delta).epsilon;
-      if (eps < tightest) tightest = eps, e.tightest = a->name;
+      ComparisonEntry entry;
+      entry.result = r;
+      assign_epsilon(entry, *a, input, orders, request_.delta);
+      if (entry.epsilon < tightest) {
+        tightest = entry.epsilon;
+        e.tightest = a->name;
+        e.epsilon = {entry.epsilon, entry.best_order};
+      }
     }
     if (applying.empty()) throw SpecError("--analysis", "\"best\"", "no analysis applies at " + where(x));
     if (memo_.empty()) chosen_ = applying;  // the start: later candidates ask only these
@@ -131,7 +141,7 @@ class Curve {
   }
 
   std::vector<double> R(double x) { return at(x).R; }
-  EpsilonAtOrder epsilon(double x) { return best_epsilon(base_.spec.orders, R(x), request_.delta); }
+  EpsilonAtOrder epsilon(double x) { return at(x).epsilon; }
   bool met(double x) { return epsilon(x).epsilon <= request_.epsilon; }
   std::string where(double x) const {
     return (is_steps(request_) ? "steps = " : "sigma = ") + format_number(x);
@@ -203,27 +213,30 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   const double start = is_steps(request) ? static_cast<double>(spec.total_steps()) : sigma_of(spec.algorithm);
   curve.R(start);  // refuses an unknown analysis name, or one that does not apply to the run
 
-  // With R = 0 the conversion still costs log(1/delta)/(alpha-1) - ...: no parameter beats that.
-  const double floor = best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta).epsilon;
+  // With R = 0 the conversion still costs log(1/delta)/(alpha-1) - ...: no parameter beats that
+  // (over the configured orders, or over every order up to 10^4 for analyses known at any order).
+  const double floor = std::min(
+      best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta).epsilon,
+      minimise_epsilon([](double) { return 0.0; }, request.delta).epsilon);
   if (request.epsilon < floor)
     throw SpecError("--epsilon", format_number(request.epsilon),
-                    "cannot be met at delta = " + format_number(request.delta) + " with orders up to " +
-                        format_number(*std::max_element(spec.orders.begin(), spec.orders.end())) +
+                    "cannot be met at delta = " + format_number(request.delta) +
+                        " with orders up to " + format_number(std::max(1e4, *std::max_element(spec.orders.begin(), spec.orders.end()))) +
                         ": even R = 0 gives epsilon = " + format_number(floor) +
-                        " (improved conversion); add larger orders or raise epsilon");
+                        " (improved conversion); raise epsilon or delta");
 
   const PrivacyTarget target{request.epsilon, request.delta};
   double x = 0.0;
   EpsilonAtOrder achieved{};
   if (is_steps(request)) {
     const auto [lo, hi] = steps_bracket(curve, spec.total_steps(), request);
-    const auto r = calibrate_largest_count([&](std::int64_t k) { return curve.R(static_cast<double>(k)); },
-                                           spec.orders, target, lo, hi);
+    const auto r = calibrate_largest_count_epsilon(
+        [&](std::int64_t k) { return curve.epsilon(static_cast<double>(k)); }, target, lo, hi);
     x = static_cast<double>(r.count);
     achieved = r.achieved;
   } else {
     const auto [lo, hi] = sigma_bracket(curve, start, request);
-    const auto r = calibrate_smallest([&](double s) { return curve.R(s); }, spec.orders, target, lo, hi);
+    const auto r = calibrate_smallest_epsilon([&](double s) { return curve.epsilon(s); }, target, lo, hi);
     x = r.parameter;
     achieved = r.achieved;
   }

@@ -11,8 +11,9 @@
 //  - Steps: the run's number of steps becomes the candidate (single-phase noisy GD / SGD without
 //    events after step 0; anything else is refused with a SpecError).
 // epsilon is that of `compare`: the improved RDP conversion (Balle et al. 2020 Thm 21), minimised
-// over the configured orders, of best_R (pointwise minimum over the valid analyses) or of the
-// named analysis' R. The search assumes epsilon is monotone in the parameter: non-increasing in
+// over every order in [1.001, 10^4] where the analysis can be evaluated there (else over the
+// configured orders), of the named analysis, or for "best" the smallest over the eligible
+// analyses that apply. The search assumes epsilon is monotone in the parameter: non-increasing in
 // sigma holds for every registered analysis (tests/analyses/test_conformance.cpp); non-decreasing
 // in steps does not for those that declare monotone_in_steps = false (analyses/analysis.hpp), and
 // the outcome then names them: the count returned meets the target and the next one does not, but
