@@ -114,15 +114,6 @@ const std::vector<KnownIssue> kKnownIssues = {
     // Not monotone in steps, so `calibrate --for steps` (commands/calibrate.cpp: "the search assumes
     // epsilon is monotone ... as every analysis of the catalogue is") may return a count K while a
     // smaller count does not meet the target. The bounds are valid at every K; monotonicity fails.
-    // Rounding: docs/math.md section 6 promises every reported bound rounded outward; nothing in
-    // the code rounds yet. Where a bound is tight it lands a few ulps below the exact divergence:
-    // every bound after one step (one Gaussian mechanism, e.g. composition-gaussian), and
-    // pabi-strongly-convex and ye-shokri-d6 (equal to C21 Thm 3's exact value on the squared loss),
-    // pdi with the exact quadratic schedule and gamma = optimal, and best, at every step.
-    {"*", Property::ExactStrictB,
-     "issue 9 / conformance report (b)-1: no outward rounding (docs/math.md section 6): tight bounds land "
-     "up to 6e-15 relative below the exact divergence (pdi, exact-quadratic, optimal gamma); with 1e-10 "
-     "relative slack nothing is below it"},
 };
 
 const KnownIssue* known_issue(const std::string& analysis, Property p) {
