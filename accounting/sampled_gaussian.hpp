@@ -11,7 +11,7 @@
 // A&T's Def. 2.10 is the other direction, D_alpha(N(0, sigma^2) || mix) (MTZ19's B_alpha), and
 // MTZ19 Sec. 3 shows A_alpha >= B_alpha; so S_alpha below is the standard SGM RDP and a valid,
 // slightly conservative value for A&T's S_alpha (at (q, sigma, alpha) = (0.1, 2, 10): A 0.018624,
-// B 0.011120; tests/test_sampled_gaussian.cpp).
+// B 0.011120; tests/accounting/test_sampled_gaussian.cpp).
 namespace rdpdyn {
 
 /// How log A_alpha is expanded. Automatic: Binomial for integer alpha, TwoSeries otherwise.
@@ -32,7 +32,7 @@ double sampled_gaussian_rdp(double q, double sigma, double alpha,
 /// (docs/math.md section 6): 4e-13 / (alpha - 1) + 64 u. The series are truncated and (for
 /// fractional orders) Euler-accelerated, so their error grows as alpha approaches 1, where the
 /// tails decay slowly. Measured against 50-digit quadrature of the defining integral
-/// (tests/test_sampled_gaussian.cpp, "accuracy bound"; q in [1e-4, 0.5], sigma in [0.5, 4],
+/// (tests/accounting/test_sampled_gaussian.cpp, "accuracy bound"; q in [1e-4, 0.5], sigma in [0.5, 4],
 /// alpha from 1.0001 to 2.5): the error never exceeded 0.08 of this bound (2.6e-10 at
 /// alpha = 1.0001, 3e-11 at 1.001, 2.5e-12 at 1.01, 1.1e-13 at 1.1, 1.3e-14 at 1.5).
 double sampled_gaussian_relative_error_bound(double alpha);

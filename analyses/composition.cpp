@@ -257,7 +257,7 @@ AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Plan,
 //    ratio 2 e^{x/2}/(e^{x/2} + 1), x = 1/z^2). Not a bound then.
 //  - If per-record gradients have norm <= L = S_g/2 (L-Lipschitz losses, A&T's setting, S_g = 2L),
 //    the means lie in a ball of radius Delta/2; no configuration we tried exceeds the SGM value
-//    (tests/test_sampled_gaussian.cpp), but this is not proved here.
+//    (tests/accounting/test_sampled_gaussian.cpp), but this is not proved here.
 // Poisson sampling under add/remove adjacency is MTZ19's own setting (arXiv:1908.10530, Sec. 3): given
 // the other records' inclusions, one dataset's step is N(a, s^2) and the other's is
 // (1-q) N(a, s^2) + q N(a + g, s^2) with |g| <= Delta (S_g bounds the record's clipped gradient

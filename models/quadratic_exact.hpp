@@ -22,7 +22,7 @@
 // Lemma 9, pushed forward by S^{1/2}, Lipschitz sqrt(lambda_max(S)), C21 Lemma 8), so the exact
 // LSI constant is c_k(s) = 1 / (lambda_max(A_k) + 2 s sigma^2).
 //
-// Tightness of the PDI (tests/test_quadratic_exact.cpp, "[property]"). Along a pair, the exact
+// Tightness of the PDI (tests/models/test_quadratic_exact.cpp, "[property]"). Along a pair, the exact
 // rate is d(R/alpha)/dt = v.z - sigma^2 |z|^2 with z = S^{-1} m; the PDI bounds it by Young's
 // inequality (equality at the optimal gamma only in its regime gamma* < 1, i.e.
 // 2 sigma^2 |m| >= lambda_max(S) |v|) and by the LSI |z|^2 >= m^T S^{-1} m / lambda_max(S)

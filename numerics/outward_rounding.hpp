@@ -14,7 +14,7 @@
 // i.e. 4 u per step plus 64 u for the closed-form evaluation around the recursion. Measured on
 // the characteristics engine against 50-digit references (C21 Thm 1, 2, Cor 1, 2, Thm 3 exact,
 // composition, the transport solution; hundreds of random runs of 10^3 steps, some of 10^5 and
-// 10^6; tests/test_outward_rounding.cpp keeps a sample): the raw relative error never exceeded
+// 10^6; tests/numerics/test_outward_rounding.cpp keeps a sample): the raw relative error never exceeded
 // 0.7 (steps + 16) u, so the margin is 5.7 times the largest error found. The error stops growing
 // once the recursion has contracted, so the margin's linear growth is a wide bound for long runs.
 // The paper analyses' recursions and closed forms (powers (1 - eta)^K, exp(-x K), sums over K

@@ -111,7 +111,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("fmnist: thm4.2 meets the paper's target epsilon = 3", a["ye-shokri-thm4.2"]["epsilon"] < 3.0,
           a["ye-shokri-thm4.2"]["epsilon"])
     # YS22 Thm 4.2, eq. (135), as printed = the authors' accountant shuffle_guarantee (60-digit values
-    # at alpha = 1.5, 6, 64; tests/test_ye_shokri.cpp has every order and the provenance).
+    # at alpha = 1.5, 6, 64; tests/analyses/test_ye_shokri_2022.cpp has every order and the provenance).
     ref = {1.5: 0.056783561020717140326, 6: 0.74752719241710091685, 64: 14.909871029928404605}
     got = [a["ye-shokri-thm4.2"]["R"][obj["orders"].index(x)] for x in ref]
     check("fmnist: ye-shokri-thm4.2 = (135), rounded outward", rounded_up_from(got, list(ref.values()), 34800), got)
