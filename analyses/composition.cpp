@@ -16,6 +16,15 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// An applying result, to be filled.
+AnalysisResult applying(const std::string& name, const std::string& citation) {
+  AnalysisResult r;
+  r.name = name;
+  r.citation = citation;
+  r.applies = true;
+  return r;
+}
+
 AnalysisResult refused(std::string name, std::string citation, std::string reason) {
   AnalysisResult r;
   r.name = std::move(name);
@@ -91,6 +100,12 @@ struct Plan {
   std::size_t events = 0;
   const InitialCurve* initial = nullptr;
 };
+
+std::int64_t total_steps(const Plan& plan) {
+  std::int64_t steps = 0;
+  for (const auto& s : plan.stretches) steps += s.steps;
+  return steps;
+}
 
 // The plan of the run's own constants: one stretch, nothing else. A reason if z cannot be formed.
 std::variant<Plan, std::string> plan_of(const TrainingRun& run) {
@@ -221,12 +236,8 @@ AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Plan,
   // Lemma 2.6) bounds each step by the worst batch. Composition (Prop. 1) adds the steps that may
   // use the record, the released Gaussians, and R_0 for the release of the initial iterate.
   const double slope = uses_slope(run, plan.stretches) + plan.event_slope;
-  AnalysisResult r;
-  r.name = name;
-  r.citation = citation;
-  r.applies = true;
-  std::int64_t steps = 0;
-  for (const auto& s : plan.stretches) steps += s.steps;
+  AnalysisResult r = applying(name, citation);
+  const std::int64_t steps = total_steps(plan);
   r.reason = uses_note(run) + "; " + std::to_string(steps) + " steps";
   if (fixed_size_minibatches(run) && run.sampling != BatchSampling::PerStep) {
     const std::int64_t N = run.batches_per_epoch();
@@ -306,12 +317,8 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Plan, std:
   const Plan& plan = std::get<Plan>(planned);
   const double q =
       run.sampling == BatchSampling::Poisson ? run.sampling_rate : static_cast<double>(run.batch_size) / run.n;
-  AnalysisResult r;
-  r.name = name;
-  r.citation = citation;
-  r.applies = true;
-  std::int64_t steps = 0;
-  for (const auto& s : plan.stretches) steps += s.steps;
+  AnalysisResult r = applying(name, citation);
+  const std::int64_t steps = total_steps(plan);
   r.reason = std::string(run.sampling == BatchSampling::Poisson ? "Poisson, q = " : "q = b/n = ") + format_number(q);
   if (plan.stretches.size() == 1) r.reason += ", z = " + format_number(plan.stretches.front().z);
   r.reason += ", " + std::to_string(steps) + " steps" + extras_note(plan);

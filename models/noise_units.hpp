@@ -62,7 +62,7 @@ inline double dpsgd_multiplier_from_c21_sigma(double sigma_c21, double eta, doub
 /// replace-one adjacency (one clipped gradient exchanged for another), 1 under add/remove-one (one
 /// clipped gradient more or less; Abadi et al. 2016, arXiv:1607.00133, Algorithm 1 with the
 /// adjacency of their Sec. 2). So S_g = 2C or S_g = C, and the effective multiplier of one update
-/// is z = m / this (math.md section 1).
+/// is z = m / this (docs/math.md section 1.4).
 inline double clipped_sum_sensitivity_in_clips(bool add_remove) { return add_remove ? 1.0 : 2.0; }
 
 /// DP-SGD noise multiplier m -> effective noise multiplier z = noise std / update sensitivity:

@@ -122,7 +122,7 @@ std::vector<CheckResult> run_theorem_suite() {
     const Mp scale = Mp(Sg) * Mp(Sg) / (4 * Mp(sigma) * Mp(sigma) * Mp(n) * Mp(n)) * (2 - Mp(eta));
     double worst = 0.0, shortfall = 0.0;
     for (std::size_t r = 0; r < sol.record_count(); ++r) {
-      const Mp q = pow(1 - Mp(eta), sol.steps[r]);  // (1 - eta)^K; C21 Thm 3, exact form (math.md 3.1)
+      const Mp q = pow(1 - Mp(eta), sol.steps[r]);  // (1 - eta)^K; C21 Thm 3, exact form (docs/math.md section 3.1)
       for (std::size_t j = 0; j < sol.orders.size(); ++j) {
         const Mp exact = Mp(sol.orders[j]) * scale * (1 - q) / (1 + q);
         if (exact == 0) continue;

@@ -19,15 +19,9 @@
 namespace rdpdyn::ye_shokri {
 
 using detail::fmt;
+using detail::refuse;
 
 namespace {
-
-AnalysisResult refuse(AnalysisResult r, std::string why) {
-  r.applies = false;
-  r.reason = std::move(why);
-  r.R.clear();
-  return r;
-}
 
 // Per batch j0 of a fixed partition, the smallest valid bound (units R/(alpha w)) among YS22 Thm 3.3,
 // eq. (91) (lambda > 0, whole epochs), YS22 Thm D.4, eq. (80) (whole epochs) and the YS22 Lemma 3.2

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "analyses/analysis.hpp"
+
 namespace rdpdyn::ye_shokri::detail {
 
 /// Six significant digits, for messages ("0.4", "1e-05").
@@ -18,6 +20,14 @@ inline std::string fmt(double x) {
 /// Throws std::invalid_argument("ye_shokri: " + what) unless ok.
 inline void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("ye_shokri: " + what);
+}
+
+/// `r` turned into a refusal with the failing assumption `why`.
+inline AnalysisResult refuse(AnalysisResult r, std::string why) {
+  r.applies = false;
+  r.reason = std::move(why);
+  r.R.clear();
+  return r;
 }
 
 }  // namespace rdpdyn::ye_shokri::detail

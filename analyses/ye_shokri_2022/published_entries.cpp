@@ -12,15 +12,9 @@
 namespace rdpdyn::ye_shokri {
 
 using detail::fmt;
+using detail::refuse;
 
 namespace {
-
-AnalysisResult refuse(AnalysisResult r, std::string why) {
-  r.applies = false;
-  r.reason = std::move(why);
-  r.R.clear();
-  return r;
-}
 
 double step_cost(const TrainingRun& run, double batch) {
   return gaussian_step_cost(run.eta, run.sigma, run.sensitivity, batch);

@@ -15,7 +15,7 @@
 // Properties, and why each matters:
 //  (a) R is finite, >= 0 and non-decreasing in alpha on a grid with fractional orders.
 //      Soundness: a true Rényi divergence is non-decreasing in the order (van Erven & Harremoës
-//      2014, Thm 3; math.md 5.1), so a bound that decreases somewhere is loose or wrong there,
+//      2014, Thm 3; docs/math.md section 5.1), so a bound that decreases somewhere is loose or wrong there,
 //      and every consumer that interpolates or takes suffix minima over orders relies on it.
 //  (b) On quadratic losses (full batch, no projection) R is never below the exact worst-pair
 //      divergence of models/quadratic_exact.hpp, for the initial law the run declares (a point;
@@ -91,7 +91,7 @@ const char* property_name(Property p) {
   switch (p) {
     case Property::OrdersA: return "(a) finite, >= 0, non-decreasing in alpha";
     case Property::ExactB: return "(b) >= exact divergence (quadratic)";
-    case Property::ExactStrictB: return "(b) >= exact divergence with no rounding slack (math.md section 6)";
+    case Property::ExactStrictB: return "(b) >= exact divergence with no rounding slack (docs/math.md section 6)";
     case Property::SigmaC: return "(c) non-increasing in sigma";
     case Property::StepsC: return "(c) non-decreasing in steps";
     case Property::ContractD: return "(d) refusal reason / one value per order";
