@@ -13,9 +13,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include <petscsys.h>
-
 #include <optional>
+#include <vector>
 
 #include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
@@ -62,10 +61,18 @@ void check_output_directory(const std::string& output) {
     throw rdpdyn::SpecError("-o", "\"" + output + "\"", "its directory does not exist");
 }
 
-int run_solve(const std::string& config_path, const std::string& output, bool json, int rank) {
-  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
+/// PETSc (and MPI) start only for the engine that needs them (README, "Performance").
+rdpdyn::EngineRegistry engines_for(const rdpdyn::RunConfig& config, rdpdyn::PetscSession& petsc) {
+  if (config.engine == "finite-difference") petsc.require();
+  return rdpdyn::engine_registry(petsc.comm());
+}
+
+int run_solve(const std::string& config_path, const std::string& output, bool json, rdpdyn::PetscSession& petsc,
+              const std::vector<std::string>& sets) {
+  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
-  const rdpdyn::EngineRegistry engines = rdpdyn::engine_registry(PETSC_COMM_WORLD);
+  const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
+  const int rank = petsc.rank();
   std::optional<rdpdyn::Hdf5ReportSink> hdf5;
   if (!output.empty() && rank == 0) hdf5.emplace(output);  // one writer
   const rdpdyn::RunReport report = rdpdyn::solve_run(config, engines, hdf5 ? &*hdf5 : nullptr);
@@ -75,9 +82,11 @@ int run_solve(const std::string& config_path, const std::string& output, bool js
   return 0;
 }
 
-int run_convergence(const std::string& config_path, int grids, int rank) {
+int run_convergence(const std::string& config_path, int grids, rdpdyn::PetscSession& petsc) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
-  const auto study = rdpdyn::run_convergence_study(config, PETSC_COMM_WORLD, grids);
+  petsc.require();
+  const int rank = petsc.rank();
+  const auto study = rdpdyn::run_convergence_study(config, petsc.comm(), grids);
   if (rank != 0) return 0;
   std::printf("finite-difference value vs the exact characteristic solution at the final time, %zu "
               "orders off the inflow boundary's reach\n", study.orders.size());
@@ -88,10 +97,12 @@ int run_convergence(const std::string& config_path, int grids, int rank) {
   return 0;
 }
 
-int run_compare(const std::string& config_path, const std::string& output, bool json, int rank) {
-  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
+int run_compare(const std::string& config_path, const std::string& output, bool json, rdpdyn::PetscSession& petsc,
+                const std::vector<std::string>& sets) {
+  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
-  const rdpdyn::Comparison comparison = rdpdyn::run_comparison(config, rdpdyn::engine_registry(PETSC_COMM_WORLD));
+  const rdpdyn::Comparison comparison = rdpdyn::run_comparison(config, engines_for(config, petsc));
+  const int rank = petsc.rank();
   if (rank != 0) return 0;
   if (!output.empty()) rdpdyn::write_comparison_hdf5(output, comparison, config);
   if (json)
@@ -101,9 +112,11 @@ int run_compare(const std::string& config_path, const std::string& output, bool 
   return 0;
 }
 
-int run_calibrate(const std::string& config_path, const rdpdyn::CalibrationRequest& request, bool json, int rank) {
-  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path);
-  const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, rdpdyn::engine_registry(PETSC_COMM_WORLD));
+int run_calibrate(const std::string& config_path, const rdpdyn::CalibrationRequest& request, bool json,
+                  rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
+  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
+  const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, engines_for(config, petsc));
+  const int rank = petsc.rank();
   if (rank != 0) return 0;
   std::cout << (json ? rdpdyn::calibration_to_json(outcome) : rdpdyn::calibration_summary(outcome)) << std::endl;
   return 0;
@@ -140,6 +153,13 @@ int main(int argc, char** argv) {
   solve->add_option("-o,--output", output, "Write the solution grid to this HDF5 file (docs/hdf5.md)");
   solve->add_flag("--json", json, "Print a JSON summary (final-time R and closed forms) on stdout");
   solve->allow_extras();
+  std::vector<std::string> sets;  // --set KEY=VALUE, on solve, compare and calibrate (docs/config.md)
+  const auto add_set = [&sets](CLI::App* command) {
+    command->add_option("--set", sets, "Override a key of the configuration, KEY=VALUE (repeatable), e.g. "
+                                       "--set algorithm.sigma=0.1 (docs/config.md)")
+        ->allow_extra_args(false);
+  };
+  add_set(solve);
   std::string compare_config, compare_output;
   bool compare_json = false;
   auto* compare = app.add_subcommand("compare", "Every analysis of the configured run side by side (docs/analyses.md)");
@@ -147,6 +167,7 @@ int main(int argc, char** argv) {
   compare->add_option("-o,--output", compare_output, "Write the comparison to this HDF5 file");
   compare->add_flag("--json", compare_json, "Print the comparison as one JSON object on stdout");
   compare->allow_extras();
+  add_set(compare);
   std::string calibrate_config, calibrate_for = "sigma";
   rdpdyn::CalibrationRequest calibration;
   bool calibrate_json = false;
@@ -162,6 +183,7 @@ int main(int argc, char** argv) {
   calibrate->add_option("--max-steps", calibration.max_steps, "Largest number of steps tried (--for steps)");
   calibrate->add_flag("--json", calibrate_json, "Print the result as one JSON object");
   calibrate->allow_extras();
+  add_set(calibrate);
   bool analyses_json = false;
   auto* analyses = app.add_subcommand("analyses", "List the registered analyses: name, status, citation");
   analyses->add_flag("--json", analyses_json, "Print the registry as JSON");
@@ -185,14 +207,15 @@ int main(int argc, char** argv) {
       std::cout << (analyses_json ? rdpdyn::analysis_registry_json() + "\n" : rdpdyn::analysis_registry_table());
       return 0;
     }
-    rdpdyn::PetscSession petsc(&argc, &argv);
-    if (*solve) return run_solve(config_path, output, json, petsc.rank());
-    if (*compare) return run_compare(compare_config, compare_output, compare_json, petsc.rank());
+    // PETSc starts here only under an MPI launcher or with PETSc options; else when an engine needs it.
+    rdpdyn::PetscSession petsc(&argc, &argv, rdpdyn::has_petsc_options(app.remaining(true)));
+    if (*solve) return run_solve(config_path, output, json, petsc, sets);
+    if (*compare) return run_compare(compare_config, compare_output, compare_json, petsc, sets);
     if (*calibrate) {
       calibration.target = calibrate_for == "steps" ? rdpdyn::CalibrationTarget::Steps : rdpdyn::CalibrationTarget::Sigma;
-      return run_calibrate(calibrate_config, calibration, calibrate_json, petsc.rank());
+      return run_calibrate(calibrate_config, calibration, calibrate_json, petsc, sets);
     }
-    if (!convergence_config.empty()) return run_convergence(convergence_config, grids, petsc.rank());
+    if (!convergence_config.empty()) return run_convergence(convergence_config, grids, petsc);
     return run_validate(petsc.rank());
   } catch (const rdpdyn::SpecError& e) {
     std::fprintf(stderr, "rdpdyn: error: %s\n", e.what());

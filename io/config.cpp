@@ -1,6 +1,7 @@
 #include "io/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -579,9 +580,89 @@ void check_finite_difference_engine(RunConfig& cfg) {
                     "must be > the largest order " + format_number(orders.back()));
 }
 
+/// The TOML value of VALUE in `--set KEY=VALUE`: any TOML value (number, "string", array, inline
+/// table, boolean); a bare word that is not TOML (optimal, finite-difference) is taken as a string.
+toml::value override_value(const std::string& key, const std::string& text) {
+  try {
+    std::istringstream in("v = " + text + "\n");
+    const toml::value doc = toml::parse(in, "--set " + key);
+    if (doc.as_table().size() == 1 && doc.as_table().count("v")) return doc.as_table().at("v");
+  } catch (const toml::exception&) {
+  }
+  const bool bare = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
+  });
+  if (!bare)
+    throw SpecError(key, text.empty() ? std::string("(empty)") : text,
+                    "--set needs a TOML value: a number, true/false, \"a string\", [an, array] or a bare word");
+  return toml::value(text);
+}
+
+/// Applies `--set KEY=VALUE`: KEY is a dotted path (algorithm.sigma; a phase is
+/// algorithm.schedule[0].eta); missing tables are created, so the usual checks decide.
+void apply_override(toml::value& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw SpecError("--set", "\"" + assignment + "\"", "must be KEY=VALUE, e.g. algorithm.sigma=0.1");
+  auto trim = [](std::string t) {
+    const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+  };
+  const std::string key = trim(assignment.substr(0, eq));
+  const std::string value_text = trim(assignment.substr(eq + 1));
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const auto dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  toml::value* node = &root;
+  std::string path;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    std::string name = parts[i];
+    std::optional<std::size_t> index;
+    if (const auto open = name.find('['); open != std::string::npos && name.back() == ']') {
+      const std::string digits = name.substr(open + 1, name.size() - open - 2);
+      if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw SpecError(key, value_text, "an index must be a number, e.g. algorithm.schedule[0].eta");
+      index = std::stoul(digits);
+      name = name.substr(0, open);
+    }
+    if (name.empty()) throw SpecError(key, value_text, "not a dotted key such as algorithm.sigma");
+    path += (path.empty() ? "" : ".") + name;
+    if (!node->is_table())
+      throw SpecError(path.substr(0, path.rfind('.')), describe(*node), "is not a table; cannot set " + key);
+    auto& table = node->as_table();
+    const bool last = i + 1 == parts.size();
+    if (last && !index) {
+      table[name] = override_value(key, value_text);
+      return;
+    }
+    if (!table.count(name)) {
+      if (index) throw SpecError(path, "missing", "no such array of tables to index in " + key);
+      table[name] = toml::table{};
+    }
+    node = &table[name];
+    if (index) {
+      if (!node->is_array() || *index >= node->as_array().size())
+        throw SpecError(path + "[" + std::to_string(*index) + "]", "missing",
+                        node->is_array() ? "index out of range (" + std::to_string(node->as_array().size()) + " entries)"
+                                         : "is not an array of tables");
+      path += "[" + std::to_string(*index) + "]";
+      node = &node->as_array()[*index];
+      if (last) {
+        *node = override_value(key, value_text);
+        return;
+      }
+    }
+  }
+}
+
 }  // namespace
 
-RunConfig parse_config_text(const std::string& text, const std::string& source_name) {
+RunConfig parse_config_text(const std::string& text, const std::string& source_name,
+                            const std::vector<std::string>& overrides) {
   toml::value data;
   try {
     std::istringstream in(text);
@@ -589,8 +670,14 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
   } catch (const toml::exception& e) {
     throw SpecError(source_name, "(file)", std::string("is not valid TOML: ") + e.what());
   }
+  for (const auto& o : overrides) apply_override(data, o);
   RunConfig cfg;
   cfg.text = text;
+  if (!overrides.empty()) {  // self-describing outputs: the effective configuration is the text plus these
+    cfg.text += "\n# Overridden on the command line (--set), applied to the text above:\n";
+    for (const auto& o : overrides) cfg.text += "# " + o + "\n";
+  }
+  cfg.overrides = overrides;
   cfg.path = source_name;
   const Section root(data, "");
   root.allow_only({"orders", "algorithm", "lsi", "analysis", "grid", "initial", "events", "output", "domain", "report",
@@ -676,12 +763,12 @@ RunConfig parse_config_text(const std::string& text, const std::string& source_n
   return cfg;
 }
 
-RunConfig load_config(const std::filesystem::path& path) {
+RunConfig load_config(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be opened for reading");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_config_text(text.str(), path.string());
+  return parse_config_text(text.str(), path.string(), overrides);
 }
 
 }  // namespace rdpdyn

@@ -2,6 +2,7 @@
 // A configured run: the run itself and how to solve it (engine, tolerance, grid), with the
 // configuration text for the metadata. io/config.cpp fills it from TOML (docs/config.md).
 #include <string>
+#include <vector>
 
 #include "models/run_spec.hpp"
 #include "solver/finite_difference_grid.hpp"
@@ -13,7 +14,8 @@ struct RunConfig {
   std::string engine = "characteristics";  ///< a name of the EngineRegistry
   double integration_rtol = 1e-10;
   FiniteDifferenceGrid grid;  ///< used by engine = "finite-difference"
-  std::string text;           ///< the configuration, verbatim
+  std::string text;           ///< the configuration, verbatim (then a comment block listing the overrides)
+  std::vector<std::string> overrides;  ///< `--set KEY=VALUE` assignments applied to the file, in order
   std::string path;
 };
 

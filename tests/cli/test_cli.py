@@ -21,8 +21,9 @@ RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
 EXAMPLES = os.path.join(SOURCE, "examples")
 
 
-def run(*args):
-    return subprocess.run([RDPDYN, *args], capture_output=True, text=True, timeout=300)
+def run(*args, env=None):
+    return subprocess.run([RDPDYN, *args], capture_output=True, text=True, timeout=300,
+                          env=None if env is None else {**os.environ, **env})
 
 
 BASE = """
@@ -237,5 +238,45 @@ with tempfile.TemporaryDirectory() as tmp:
     # PETSc options pass through the command line untouched.
     r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "-log_view_memory")
     check("PETSc options pass through", r.returncode == 0, r.stderr)
+
+    # --set KEY=VALUE overrides a key of the file, with the file's checks and messages.
+    fig1 = os.path.join(EXAMPLES, "figure1_lambda1.toml")
+    plain = json.loads(run("solve", fig1, "--json").stdout)
+    r = run("solve", fig1, "--json", "--set", "algorithm.sigma=0.5")
+    check("--set: exit 0", r.returncode == 0, r.stderr)
+    changed = json.loads(r.stdout) if r.returncode == 0 else {"R": plain["R"]}
+    check("--set changes the result (larger sigma, smaller R)",
+          all(a < b for a, b in zip(changed["R"], plain["R"])), (changed["R"], plain["R"]))
+    r = run("solve", fig1, "--json", "--set", "algorithm.sigma=0.5", "--set", "orders.values=[2, 4]")
+    check("--set repeatable, arrays", r.returncode == 0 and len(json.loads(r.stdout)["R"]) == 2, r.stderr)
+    r = run("solve", fig1, "--set", "algorithm.sigmaa=0.5")
+    check("--set unknown key exits 2 naming it",
+          r.returncode == 2 and "'algorithm.sigmaa'" in r.stderr and "unknown key" in r.stderr, r.stderr)
+    r = run("solve", fig1, "--set", "algorithm.sigma=-1")
+    check("--set bad value exits 2", r.returncode == 2 and "'algorithm.sigma' = -1" in r.stderr, r.stderr)
+    r = run("solve", fig1, "--set", "algorithm.sigma=fast")
+    check("--set wrong type exits 2", r.returncode == 2 and "must be a number" in r.stderr, r.stderr)
+    r = run("solve", fig1, "--set", "algorithm.sigma")
+    check("--set without = exits 2", r.returncode == 2 and "KEY=VALUE" in r.stderr, r.stderr)
+    r = run("compare", fig1, "--json", "--set", "algorithm.sigma=0.5")
+    check("--set on compare", r.returncode == 0, r.stderr)
+    out = os.path.join(tmp, "set.h5")
+    r = run("solve", fig1, "-o", out, "--set", "algorithm.sigma=0.5")
+    with h5py.File(out, "r") as f:
+        text = f.attrs["config"]
+        text = text.decode() if isinstance(text, bytes) else str(text)
+    check("--set recorded in the HDF5 config text (written without MPI)",
+          r.returncode == 0 and "# algorithm.sigma=0.5" in text, text[-200:])
+
+    # No MPI unless needed: with an MCA setting under which MPI_Init fails, the characteristics
+    # engine still runs (MPI is never initialised), while the finite-difference engine cannot.
+    broken_mpi = {"OMPI_MCA_pml": "rdpdyn_no_such_component"}
+    r = run("solve", fig1, "--json", "-o", os.path.join(tmp, "nompi.h5"), env=broken_mpi)
+    check("characteristics solve runs without MPI_Init", r.returncode == 0, r.stderr)
+    r = run("compare", fig1, "--json", env=broken_mpi)
+    check("compare runs without MPI_Init", r.returncode == 0, r.stderr)
+    r = run("solve", fig1, "--json", "--set", "analysis.engine=finite-difference", env=broken_mpi)
+    check("finite-difference engine initialises MPI (control: fails under the broken setting)",
+          r.returncode != 0, r.stderr)
 
 finish()
