@@ -375,3 +375,62 @@ TEST_CASE("Declared and derived constants: a generic loss declares, a known loss
   const ConstantProvenance squared = constant_provenance(parse_config_text(kSquared + "lipschitz = 0.98\n", "t").spec);
   CHECK(has(squared.derived, "lsi.lipschitz = 0.98 (declared; checked >="));
 }
+
+namespace {
+
+SpecError override_error_of(const std::vector<std::string>& overrides) {
+  try {
+    parse_config_text(kBase, "test.toml", overrides);
+  } catch (const SpecError& e) {
+    return e;
+  }
+  FAIL("overrides were accepted");
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("Command-line overrides (set): TOML values on dotted keys, checked like the file", "[config][set]") {
+  const RunConfig cfg = parse_config_text(
+      kBase, "test.toml",
+      {"algorithm.sigma=0.05", "orders.values = [2, 4]", "algorithm.steps=50", "lsi.kind=strongly-convex",
+       "report.delta=1e-5", "analysis.engine=\"characteristics\""});
+  CHECK(cfg.spec.algorithm.phases[0].sigma == 0.05);
+  CHECK(cfg.spec.algorithm.phases[0].steps == 50);
+  CHECK(cfg.spec.orders == std::vector<double>{2, 4});
+  CHECK(cfg.spec.report_delta == 1e-5);  // a table the file does not have is created
+  CHECK(cfg.spec.lsi.kind == LsiKind::StronglyConvex);  // a bare word is a string
+  // The recorded text is the file and the overrides (the effective configuration).
+  CHECK(cfg.text.rfind(kBase, 0) == 0);
+  CHECK_THAT(cfg.text, Catch::Contains("# algorithm.sigma=0.05\n"));
+  CHECK_THAT(cfg.text, Catch::Contains("# report.delta=1e-5\n"));
+  CHECK(cfg.overrides.size() == 6);
+  CHECK(parse_config_text(kBase, "t", {}).text == kBase);
+  // Later overrides win.
+  CHECK(parse_config_text(kBase, "t", {"algorithm.sigma=0.05", "algorithm.sigma=0.07"}).spec.algorithm.phases[0].sigma == 0.07);
+}
+
+TEST_CASE("Command-line overrides (set): unknown keys and bad values are the file's errors", "[config][set]") {
+  SpecError e = override_error_of({"algorithm.sigmaa=0.1"});
+  CHECK(e.key() == "algorithm.sigmaa");
+  CHECK_THAT(e.rule(), Catch::Contains("unknown key"));
+  e = override_error_of({"nosuch.key=1"});
+  CHECK(e.key() == "nosuch");
+  CHECK_THAT(e.rule(), Catch::Contains("unknown key"));
+  e = override_error_of({"algorithm.sigma=-0.1"});
+  CHECK(e.key() == "algorithm.sigma");
+  CHECK(e.value() == "-0.1");
+  e = override_error_of({"algorithm.steps=1.5"});
+  CHECK(e.key() == "algorithm.steps");
+  CHECK_THAT(e.rule(), Catch::Contains("integer"));
+  e = override_error_of({"algorithm.sigma=[1,"});  // neither TOML nor a bare word
+  CHECK(e.key() == "algorithm.sigma");
+  CHECK_THAT(e.rule(), Catch::Contains("TOML value"));
+  e = override_error_of({"algorithm.sigma"});
+  CHECK(e.key() == "--set");
+  e = override_error_of({"algorithm.sigma.x=1"});  // into a number
+  CHECK(e.key() == "algorithm.sigma");
+  CHECK_THAT(e.rule(), Catch::Contains("not a table"));
+  e = override_error_of({"algorithm.schedule[0].eta=0.1"});
+  CHECK(e.key() == "algorithm.schedule");
+}
