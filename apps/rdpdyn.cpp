@@ -6,6 +6,7 @@
 //   rdpdyn solve examples/figure2_squared_loss.toml --json
 //   rdpdyn compare examples/ye_shokri_fmnist.toml --json
 //   rdpdyn calibrate examples/ye_shokri_fmnist.toml --epsilon 3 --delta 1e-5 --analysis ye-shokri-thm4.2
+//   rdpdyn calibrate examples/dpsgd_accounting.toml --epsilon 2 --delta 1e-5 --for noise_multiplier
 //   rdpdyn validate
 // Exit codes: 0 success, 1 a validation check failed or an internal error, 2 bad input.
 #include <CLI/CLI.hpp>
@@ -176,8 +177,9 @@ int main(int argc, char** argv) {
   calibrate->add_option("config", calibrate_config, "Configuration file (TOML)")->required();
   calibrate->add_option("--epsilon", calibration.epsilon, "Target epsilon")->required();
   calibrate->add_option("--delta", calibration.delta, "Target delta")->required();
-  calibrate->add_option("--for", calibrate_for, "What to calibrate: sigma or steps")
-      ->check(CLI::IsMember({"sigma", "steps"}));
+  calibrate->add_option("--for", calibrate_for,
+                        "What to calibrate: sigma (C21 units), noise_multiplier (DP-SGD, noisy-sgd) or steps")
+      ->check(CLI::IsMember({"sigma", "noise_multiplier", "steps"}));
   calibrate->add_option("--analysis", calibration.analysis,
                         "Which bound must meet the target: best (default) or an analysis name of compare");
   calibrate->add_option("--max-steps", calibration.max_steps, "Largest number of steps tried (--for steps)");
@@ -212,7 +214,9 @@ int main(int argc, char** argv) {
     if (*solve) return run_solve(config_path, output, json, petsc, sets);
     if (*compare) return run_compare(compare_config, compare_output, compare_json, petsc, sets);
     if (*calibrate) {
-      calibration.target = calibrate_for == "steps" ? rdpdyn::CalibrationTarget::Steps : rdpdyn::CalibrationTarget::Sigma;
+      calibration.target = calibrate_for == "steps"              ? rdpdyn::CalibrationTarget::Steps
+                           : calibrate_for == "noise_multiplier" ? rdpdyn::CalibrationTarget::NoiseMultiplier
+                                                                 : rdpdyn::CalibrationTarget::Sigma;
       return run_calibrate(calibrate_config, calibration, calibrate_json, petsc, sets);
     }
     if (!convergence_config.empty()) return run_convergence(convergence_config, grids, petsc);

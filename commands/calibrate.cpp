@@ -23,9 +23,44 @@ namespace {
 constexpr int kMaxDoublings = 60;
 
 bool is_steps(const CalibrationRequest& r) { return r.target == CalibrationTarget::Steps; }
+bool is_multiplier(const CalibrationRequest& r) { return r.target == CalibrationTarget::NoiseMultiplier; }
 
 double sigma_of(const AlgorithmSpec& a) {
   return a.kind == AlgorithmKind::Langevin ? a.sigma : a.phases.front().sigma;
+}
+
+/// The b that divides the clipped gradient sum: the expected batch size q n under Poisson sampling.
+double update_batch(const AlgorithmSpec& a) {
+  return a.sampling == BatchSampling::Poisson ? a.sampling_rate * a.n : static_cast<double>(a.batch_size);
+}
+
+double sensitivity_of(const AlgorithmSpec& a) { return a.phases.front().sensitivity.value_or(a.sensitivity); }
+
+/// C21 sigma <-> DP-SGD noise multiplier of a noisy-sgd run's first phase: the clipping norm is
+/// C = S_g under add-remove adjacency, S_g / 2 under replace (models/noise_units.hpp).
+double multiplier_from_sigma(const RunSpec& spec, double sigma) {
+  const AlgorithmSpec& a = spec.algorithm;
+  const double eta = a.phases.front().eta, sg = sensitivity_of(a), b = update_batch(a);
+  return spec.adjacency == Adjacency::AddRemove ? noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(sigma, eta, sg, b)
+                                                : noise_units::dpsgd_multiplier_from_c21_sigma(sigma, eta, sg, b);
+}
+double sigma_from_multiplier(const RunSpec& spec, double m) {
+  const AlgorithmSpec& a = spec.algorithm;
+  const double eta = a.phases.front().eta, sg = sensitivity_of(a), b = update_batch(a);
+  return spec.adjacency == Adjacency::AddRemove ? noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(m, eta, sg, b)
+                                                : noise_units::c21_sigma_from_dpsgd_multiplier(m, eta, sg, b);
+}
+
+/// A noisy-sgd run configured for accounting alone (noise_multiplier without eta or S_g) has no
+/// C21 sigma: its phase carries sigma = 0 and the accountants read algorithm.noise_multiplier.
+bool accounting_alone(const AlgorithmSpec& a) {
+  return a.kind == AlgorithmKind::NoisySgd && !(a.phases.front().sigma > 0.0);
+}
+
+/// The configured DP-SGD noise multiplier of a noisy-sgd run (the start of its search).
+double multiplier_of(const RunSpec& spec) {
+  return accounting_alone(spec.algorithm) ? spec.algorithm.noise_multiplier.value_or(0.0)
+                                          : multiplier_from_sigma(spec, spec.algorithm.phases.front().sigma);
 }
 
 void validate(const RunConfig& config, const CalibrationRequest& r) {
@@ -33,11 +68,24 @@ void validate(const RunConfig& config, const CalibrationRequest& r) {
     throw SpecError("--epsilon", format_number(r.epsilon), "must be a finite number > 0");
   if (!(r.delta > 0.0 && r.delta < 1.0)) throw SpecError("--delta", format_number(r.delta), "must be in (0, 1)");
   const AlgorithmSpec& a = config.spec.algorithm;
+  if (is_multiplier(r)) {
+    if (a.kind != AlgorithmKind::NoisySgd)
+      throw SpecError("--for", "\"noise_multiplier\"",
+                      "needs algorithm.kind = \"noisy-sgd\" (the DP-SGD noise multiplier is relative to the clipping "
+                      "norm of a gradient sum); use --for sigma");
+    if (!accounting_alone(a) && !(sensitivity_of(a) > 0.0))
+      throw SpecError("algorithm.sensitivity", format_number(sensitivity_of(a)),
+                      "must be > 0 to express the noise as a DP-SGD noise multiplier (--for noise_multiplier)");
+    if (accounting_alone(a) && !a.noise_multiplier)
+      throw SpecError("algorithm.noise_multiplier", "missing", "the run has no noise to calibrate");
+    return;
+  }
   if (!is_steps(r)) {
     if (a.kind != AlgorithmKind::Langevin && !(a.phases.front().sigma > 0.0))
       throw SpecError("--for", "\"sigma\"",
                       "needs the noise in C21 units; this run is configured for accounting alone (noise_multiplier "
-                      "without algorithm.eta or algorithm.sensitivity): give both, or calibrate --for steps");
+                      "without algorithm.eta or algorithm.sensitivity): give both, or calibrate --for "
+                      "noise_multiplier or --for steps");
     return;
   }
   if (r.max_steps < 2) throw SpecError("--max-steps", std::to_string(r.max_steps), "must be >= 2");
@@ -85,10 +133,14 @@ class Curve {
       a.phases.front().steps = static_cast<std::int64_t>(x);
     } else if (a.kind == AlgorithmKind::Langevin) {
       a.sigma = x;
+    } else if (is_multiplier(request_) && accounting_alone(a)) {
+      a.noise_multiplier = x;  // what the accountants read (models/privacy_model.cpp, training_run_of)
     } else {
-      const double scale = x / a.phases.front().sigma;  // keeps the schedule's sigma ratios
+      const double sigma = is_multiplier(request_) ? sigma_from_multiplier(c.spec, x) : x;
+      const double scale = sigma / a.phases.front().sigma;  // keeps the schedule's sigma ratios
       for (auto& p : a.phases) p.sigma *= scale;
-      a.phases.front().sigma = x;  // exactly the candidate
+      a.phases.front().sigma = sigma;  // exactly the candidate
+      if (is_multiplier(request_)) a.noise_multiplier = x;
     }
     return c;
   }
@@ -143,9 +195,10 @@ class Curve {
   std::vector<double> R(double x) { return at(x).R; }
   EpsilonAtOrder epsilon(double x) { return at(x).epsilon; }
   bool met(double x) { return epsilon(x).epsilon <= request_.epsilon; }
-  std::string where(double x) const {
-    return (is_steps(request_) ? "steps = " : "sigma = ") + format_number(x);
+  std::string name() const {
+    return is_steps(request_) ? "steps" : is_multiplier(request_) ? "noise_multiplier" : "sigma";
   }
+  std::string where(double x) const { return name() + " = " + format_number(x); }
   int evaluations() const { return static_cast<int>(memo_.size()); }
   const std::set<std::string>& not_monotone() const { return not_monotone_; }
 
@@ -158,15 +211,16 @@ class Curve {
   std::set<std::string> not_monotone_;
 };
 
-/// Geometric bracket [lo, hi] around the configured sigma: target met at hi, not at lo.
-std::pair<double, double> sigma_bracket(Curve& curve, double sigma0, const CalibrationRequest& r) {
-  double lo = sigma0, hi = sigma0;
-  if (curve.met(sigma0)) {
+/// Geometric bracket [lo, hi] around the configured noise (sigma or noise multiplier): target met
+/// at hi, not at lo.
+std::pair<double, double> noise_bracket(Curve& curve, double x0, const CalibrationRequest& r) {
+  double lo = x0, hi = x0;
+  if (curve.met(x0)) {
     for (int i = 0; curve.met(lo); ++i) {
       if (i == kMaxDoublings)
         throw SpecError("--epsilon", format_number(r.epsilon),
-                        "is met even at " + curve.where(lo) + " (2^-60 times the configured sigma): "
-                        "the bound does not need noise, there is no smallest sigma");
+                        "is met even at " + curve.where(lo) + " (2^-60 times the configured " + curve.name() +
+                            "): the bound does not need noise, there is no smallest " + curve.name());
       hi = lo;
       lo /= 2.0;
     }
@@ -174,8 +228,8 @@ std::pair<double, double> sigma_bracket(Curve& curve, double sigma0, const Calib
     for (int i = 0; !curve.met(hi); ++i) {
       if (i == kMaxDoublings)
         throw SpecError("--epsilon", format_number(r.epsilon),
-                        "is not met even at " + curve.where(hi) + " (2^60 times the configured sigma; "
-                        "epsilon = " + format_number(curve.epsilon(hi).epsilon) + " there)");
+                        "is not met even at " + curve.where(hi) + " (2^60 times the configured " + curve.name() +
+                            "; epsilon = " + format_number(curve.epsilon(hi).epsilon) + " there)");
       lo = hi;
       hi *= 2.0;
     }
@@ -210,7 +264,9 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   validate(config, request);
   const RunSpec& spec = config.spec;
   Curve curve(config, request, engines);
-  const double start = is_steps(request) ? static_cast<double>(spec.total_steps()) : sigma_of(spec.algorithm);
+  const double start = is_steps(request)        ? static_cast<double>(spec.total_steps())
+                       : is_multiplier(request) ? multiplier_of(spec)
+                                                : sigma_of(spec.algorithm);
   curve.R(start);  // refuses an unknown analysis name, or one that does not apply to the run
 
   // With R = 0 the conversion still costs log(1/delta)/(alpha-1) - ...: no parameter beats that
@@ -235,7 +291,7 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
     x = static_cast<double>(r.count);
     achieved = r.achieved;
   } else {
-    const auto [lo, hi] = sigma_bracket(curve, start, request);
+    const auto [lo, hi] = noise_bracket(curve, start, request);
     const auto r = calibrate_smallest_epsilon([&](double s) { return curve.epsilon(s); }, target, lo, hi);
     x = r.parameter;
     achieved = r.achieved;
@@ -252,16 +308,14 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
     const Phase& p = a.phases.front();
     out.steps = result.spec.total_steps();
     if (out.sigma > 0.0 && p.eta > 0.0) out.sigma_at = noise_units::at_sigma_from_c21(out.sigma, p.eta);
-    const double sg = p.sensitivity.value_or(a.sensitivity);
     // The DP-SGD multiplier is relative to the clipping norm: C = S_g/2 (replace) or S_g (add-remove);
     // the clipped sum is divided by b, the expected batch size q n under Poisson sampling.
-    const double b = a.sampling == BatchSampling::Poisson ? a.sampling_rate * a.n : static_cast<double>(a.batch_size);
-    if (a.kind == AlgorithmKind::NoisySgd && sg > 0.0 && out.sigma > 0.0)
-      out.noise_multiplier = result.spec.adjacency == Adjacency::AddRemove
-                                 ? noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(out.sigma, p.eta, sg, b)
-                                 : noise_units::dpsgd_multiplier_from_c21_sigma(out.sigma, p.eta, sg, b);
+    if (is_multiplier(request))
+      out.noise_multiplier = x;  // exactly the evaluated candidate
+    else if (a.kind == AlgorithmKind::NoisySgd && sensitivity_of(a) > 0.0 && out.sigma > 0.0)
+      out.noise_multiplier = multiplier_from_sigma(result.spec, out.sigma);
     else if (a.kind == AlgorithmKind::NoisySgd && a.noise_multiplier && !(out.sigma > 0.0))
-      out.noise_multiplier = a.noise_multiplier;  // accounting alone (steps calibrated): as configured
+      out.noise_multiplier = a.noise_multiplier;  // accounting alone, steps calibrated: as configured
   }
   out.epsilon = achieved.epsilon;
   out.best_order = achieved.order;

@@ -1,6 +1,7 @@
 #pragma once
-// Calibration: the smallest noise sigma, or the largest number of steps, for which the configured
-// run meets a target (epsilon, delta) under one analysis of `compare` or the tightest of them.
+// Calibration: the smallest noise (C21 sigma or DP-SGD noise multiplier), or the largest number of
+// steps, for which the configured run meets a target (epsilon, delta) under one analysis of
+// `compare` or the tightest of them.
 //
 // The parameter is a family of runs built from the configuration:
 //  - Sigma: every phase's C21 sigma is multiplied by one factor so that the first phase's sigma
@@ -8,6 +9,11 @@
 //    candidate sigma; a Langevin run gets algorithm.sigma = candidate). The LSI models that derive
 //    c from sigma (strongly-convex, recursion, squared-loss) follow the candidate; a configured
 //    constant or function c is a property of the run and is kept.
+//  - NoiseMultiplier (noisy-sgd only): the DP-SGD noise multiplier m (noise std / clipping norm)
+//    becomes the candidate. A run configured for accounting alone (no C21 units) gets
+//    algorithm.noise_multiplier = m, which the accountants read (composition-sgm is then opacus'
+//    get_noise_multiplier with a tight tolerance); a run with C21 units gets the C21 sigma of m
+//    (C = S_g under add-remove, S_g / 2 under replace; models/noise_units.hpp).
 //  - Steps: the run's number of steps becomes the candidate (single-phase noisy GD / SGD without
 //    events after step 0; anything else is refused with a SpecError).
 // epsilon is that of `compare`: the improved RDP conversion (Balle et al. 2020 Thm 21), minimised
@@ -29,7 +35,7 @@
 
 namespace rdpdyn {
 
-enum class CalibrationTarget { Sigma, Steps };
+enum class CalibrationTarget { Sigma, Steps, NoiseMultiplier };
 
 struct CalibrationRequest {
   double epsilon = 0.0;  ///< > 0
@@ -50,7 +56,7 @@ struct CalibrationOutcome {
   double sigma = 0.0;                     ///< C21 sigma of the first phase (Langevin: algorithm.sigma);
                                           ///< 0 for a run configured for accounting alone (no C21 units)
   std::optional<double> sigma_at;         ///< the same noise in Altschuler & Talwar units (not Langevin)
-  std::optional<double> noise_multiplier; ///< DP-SGD noise multiplier (noisy-sgd only)
+  std::optional<double> noise_multiplier; ///< DP-SGD noise multiplier (noisy-sgd only; NoiseMultiplier: the result)
   std::int64_t steps = 0;                 ///< total steps of the calibrated run
   double epsilon = 0.0;                   ///< achieved, <= target_epsilon
   double best_order = 0.0;                ///< the order attaining it
@@ -64,7 +70,7 @@ struct CalibrationOutcome {
 };
 
 /// Calibrates the configured run (see the top of this file). Throws SpecError for invalid input
-/// (key "--epsilon", "--delta", "--analysis", "--max-steps" or the configuration key at fault),
+/// (key "--epsilon", "--delta", "--for", "--analysis", "--max-steps" or the configuration key at fault),
 /// for an analysis that does not apply at a candidate, and for a target no parameter in the
 /// searched range meets. Evaluates with run_comparison and `engines`.
 CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationRequest& request,

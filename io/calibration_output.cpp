@@ -6,10 +6,15 @@
 #include "numerics/format_number.hpp"
 
 namespace rdpdyn {
+namespace {
+const char* target_name(CalibrationTarget t) {
+  return t == CalibrationTarget::Steps ? "steps" : t == CalibrationTarget::NoiseMultiplier ? "noise_multiplier" : "sigma";
+}
+}  // namespace
 
 std::string calibration_to_json(const CalibrationOutcome& o) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-  nlohmann::json j = {{"target", o.target == CalibrationTarget::Steps ? "steps" : "sigma"},
+  nlohmann::json j = {{"target", target_name(o.target)},
                       {"epsilon_target", o.target_epsilon},
                       {"delta", o.target_delta},
                       {"analysis", o.analysis_used},
@@ -38,13 +43,19 @@ std::string monotone_note(const CalibrationOutcome& o) {
 }  // namespace
 
 std::string calibration_summary(const CalibrationOutcome& o) {
-  std::string s = o.target == CalibrationTarget::Steps
-                      ? "steps = " + std::to_string(o.steps) + " (the largest count, " +
-                            (o.sigma > 0.0 || !o.noise_multiplier ? "sigma = " + format_number(o.sigma)
-                                                                  : "DP-SGD noise multiplier = " + format_number(*o.noise_multiplier)) +
-                            ")"
-                      : "sigma = " + format_number(o.sigma) + " (the smallest, C21 units";
-  if (o.target == CalibrationTarget::Sigma) {
+  std::string s;
+  if (o.target == CalibrationTarget::Steps) {
+    s = "steps = " + std::to_string(o.steps) + " (the largest count, " +
+        (o.sigma > 0.0 || !o.noise_multiplier ? "sigma = " + format_number(o.sigma)
+                                              : "DP-SGD noise multiplier = " + format_number(*o.noise_multiplier)) +
+        ")";
+  } else if (o.target == CalibrationTarget::NoiseMultiplier) {
+    s = "DP-SGD noise multiplier = " + format_number(o.noise_multiplier.value_or(0.0)) + " (the smallest";
+    if (o.sigma > 0.0) s += "; sigma = " + format_number(o.sigma) + " in C21 units";
+    if (o.sigma_at) s += "; sigma_at = " + format_number(*o.sigma_at);
+    s += ")";
+  } else {
+    s = "sigma = " + format_number(o.sigma) + " (the smallest, C21 units";
     if (o.sigma_at) s += "; sigma_at = " + format_number(*o.sigma_at);
     if (o.noise_multiplier) s += "; DP-SGD noise multiplier = " + format_number(*o.noise_multiplier);
     s += ")";

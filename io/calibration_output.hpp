@@ -6,7 +6,7 @@
 
 namespace rdpdyn {
 
-/// {"target": "sigma"|"steps", "epsilon_target", "delta", "analysis", "tightest", "sigma",
+/// {"target": "sigma"|"steps"|"noise_multiplier", "epsilon_target", "delta", "analysis", "tightest", "sigma",
 /// "sigma_at", "noise_multiplier", "steps", "epsilon", "best_order", "evaluations"} (null when absent).
 std::string calibration_to_json(const CalibrationOutcome& outcome);
 

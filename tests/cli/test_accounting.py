@@ -99,13 +99,23 @@ with tempfile.TemporaryDirectory() as tmp:
           rep["composition-sgm"]["reason"])
     check("compare (replace): composition-gaussian with z = m / 2",
           all(0 <= (R - 10000 * al / (2 * 0.55**2)) / R <= 1e-11 for R, al in zip(rep["composition-gaussian"]["R"], ORDERS)))
-    # calibrate --for steps works on it; --for sigma says why not.
+    # calibrate --for steps and --for noise_multiplier work on it; --for sigma says why not.
     r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "steps", "--json"],
                        capture_output=True, text=True, timeout=600)
     check("calibrate --for steps: exit 0", r.returncode == 0, r.stderr)
     if r.returncode == 0:
         cal = json.loads(r.stdout)
         check("calibrate --for steps: epsilon met", cal["epsilon"] <= 2 and cal["steps"] < 10000, cal)
+    # --for noise_multiplier: the smallest multiplier on the example's orders (order 8 is the best
+    # there; tests/test_calibrate.cpp checks it against opacus' threshold 2.37452211942908).
+    r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier",
+                        "--json"], capture_output=True, text=True, timeout=600)
+    check("calibrate --for noise_multiplier: exit 0", r.returncode == 0, r.stderr)
+    if r.returncode == 0:
+        cal = json.loads(r.stdout)
+        check("calibrate --for noise_multiplier: the smallest multiplier, epsilon met",
+              cal["target"] == "noise_multiplier" and cal["epsilon"] <= 2 and abs(cal["noise_multiplier"] / 2.37452211942908 - 1) < 1e-8
+              and cal["tightest"] == "composition-sgm", cal)
     r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "sigma"],
                        capture_output=True, text=True, timeout=600)
     check("calibrate --for sigma: exit 2 with the reason", r.returncode == 2 and "accounting alone" in r.stderr,

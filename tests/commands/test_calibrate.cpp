@@ -218,3 +218,120 @@ TEST_CASE("Bad requests are refused with key, value and rule", "[calibrate]") {
   CHECK(e.key() == "algorithm.schedule");
   CHECK_THAT(e.rule(), Catch::Contains("single phase"));
 }
+
+namespace {
+
+// examples/dpsgd_accounting.toml (DP-SGD accounted as opacus does it: Poisson q = 0.01, add-remove,
+// 10^4 steps, no C21 units) with its noise multiplier and orders replaced.
+const char* const kExampleOrders = "1.5, 2, 3, 4, 8, 16, 32, 64";
+
+std::string dpsgd_accounting(double multiplier, const std::string& orders = kExampleOrders) {
+  return "[orders]\nvalues = [" + orders + "]\n"
+         "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\nsampling_rate = 0.01\nsteps = 10000\n"
+         "noise_multiplier = " + num(multiplier) + "\nn = 60000\n"
+         "[domain]\nadjacency = \"add-remove\"\n[report]\ndelta = 1e-5\n";
+}
+
+/// opacus' RDPAccountant.DEFAULT_ALPHAS: 1.1, 1.2, ..., 10.9, then 12, ..., 63 (151 orders).
+std::string opacus_default_alphas() {
+  std::string s;
+  for (int x = 1; x < 100; ++x) s += num(1 + x / 10.0) + ", ";
+  for (int a = 12; a < 64; ++a) s += std::to_string(a) + (a < 63 ? ", " : "");
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("calibrate --for noise_multiplier on the DP-SGD accounting example agrees with opacus", "[calibrate]") {
+  // Reference values (numbers only; no code copied), opacus at commit 4d0ebc84 (v1.5.4-17), run
+  // unmodified without torch (Python 3.11.2, numpy 1.24.2, scipy 1.10.1):
+  //  - accountants/utils.py get_noise_multiplier(target_epsilon = 2, target_delta = 1e-5,
+  //    sample_rate = 0.01, steps = 10000, accountant = "rdp", epsilon_tolerance = 0.01) returns
+  //    2.28515625 after 11 evaluations: it stops once 2 - 0.01 <= epsilon <= 2 (1.9924 there).
+  //  - The threshold of opacus' own epsilon (compute_rdp + get_privacy_spent over the orders;
+  //    scipy.optimize.brentq, xtol 1e-14): 2.27805789414582 on DEFAULT_ALPHAS (order 10.1),
+  //    2.37452211942908 on the example's eight orders (order 8).
+  // rdpdyn minimises epsilon over every order in [1.001, 10^4] as well as the configured ones
+  // (commands/calibrate.hpp), so its threshold is at or below opacus' on any order set; its answer
+  // is an evaluated point that meets the target.
+  const std::string alphas = opacus_default_alphas();
+  const auto sgm_epsilon = [&](double z, const std::string& orders) {
+    // Independently of calibrate: a re-parsed configuration through compare (its epsilon over
+    // every order, never above the configured orders' one).
+    const Comparison c = run_comparison(config_of(dpsgd_accounting(z, orders)), engine_registry(MPI_COMM_SELF));
+    for (const auto& e : c.entries)
+      if (e.result.name == "composition-sgm") {
+        REQUIRE(e.result.applies);
+        CHECK(e.epsilon <= best_epsilon(c.orders, e.result.R, kDelta).epsilon);
+        return e.epsilon;
+      }
+    FAIL("no composition-sgm entry");
+    return 0.0;
+  };
+
+  SECTION("on opacus' orders: the threshold, below get_noise_multiplier's loose answer") {
+    const RunConfig cfg = config_of(dpsgd_accounting(1.1, alphas));
+    REQUIRE(cfg.spec.orders.size() == 151);
+    const CalibrationOutcome o =
+        calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
+    INFO(calibration_summary(o));
+    REQUIRE(o.noise_multiplier);
+    const double z = *o.noise_multiplier;
+    CHECK(o.target == CalibrationTarget::NoiseMultiplier);
+    CHECK(o.sigma == 0.0);  // accounting alone: no C21 units
+    CHECK(o.steps == 10000);
+    CHECK(o.epsilon <= 2.0);
+    CHECK(o.best_order == Approx(10.1).epsilon(0.01));
+    CHECK(z <= 2.28515625);
+    CHECK(z <= 2.27805789414582);                          // at or below opacus' threshold on its orders
+    CHECK(z == Approx(2.27805789414582).epsilon(1e-5));    // ... and close: 10.1 is near the best order
+    CHECK(sgm_epsilon(z, alphas) <= 2.0);
+    CHECK(sgm_epsilon(z * (1 - 1e-6), alphas) > 2.0);
+    CHECK(o.evaluations < 11);  // opacus: 11
+
+    // "best" here is composition-sgm (composition-gaussian is q = 1 without amplification).
+    const CalibrationOutcome best = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier}, engine_registry(MPI_COMM_SELF));
+    CHECK(best.tightest == "composition-sgm");
+    CHECK(*best.noise_multiplier == z);
+
+    const std::string json = calibration_to_json(o);
+    CHECK_THAT(json, Catch::Contains("\"target\":\"noise_multiplier\"") && Catch::Contains("\"noise_multiplier\":2.278"));
+    CHECK_THAT(calibration_summary(o), Catch::StartsWith("DP-SGD noise multiplier = 2.278"));
+  }
+  SECTION("on the example's own eight orders") {
+    const CalibrationOutcome o = calibrate_run(config_of(dpsgd_accounting(1.1)),
+                                               {2.0, kDelta, CalibrationTarget::NoiseMultiplier, "composition-sgm"},
+                                               engine_registry(MPI_COMM_SELF));
+    INFO(calibration_summary(o));
+    const double z = *o.noise_multiplier;
+    CHECK(z <= 2.37452211942908);  // opacus' threshold on these eight orders (order 8): more orders, less noise
+    CHECK(z == Approx(2.27805789414582).epsilon(1e-5));  // the continuum of orders: as on opacus' 151
+    CHECK(sgm_epsilon(z, kExampleOrders) <= 2.0);
+    CHECK(sgm_epsilon(z * (1 - 1e-6), kExampleOrders) > 2.0);
+  }
+}
+
+TEST_CASE("calibrate --for noise_multiplier with C21 units is the sigma calibration in other units", "[calibrate]") {
+  const RunConfig cfg = config_of(
+      "[orders]\nvalues = [2, 4, 8, 16, 32, 64]\n"
+      "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nbatch_size = 100\nsteps = 100\n"
+      "eta = 0.02\nsigma = 0.01\nn = 1000\nsensitivity = 4.0\n"
+      "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n[domain]\nlipschitz_loss = true\n");
+  const CalibrationOutcome s = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome m = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
+  INFO(calibration_summary(s) << "\n" << calibration_summary(m));
+  CHECK(m.epsilon <= 2.0);
+  CHECK(*m.noise_multiplier == Approx(*s.noise_multiplier).epsilon(1e-8));
+  CHECK(m.sigma == Approx(s.sigma).epsilon(1e-8));
+  CHECK(m.sigma == Approx(noise_units::c21_sigma_from_dpsgd_multiplier(*m.noise_multiplier, kEta, kSg, 100)));
+}
+
+TEST_CASE("calibrate --for noise_multiplier needs a noisy-sgd run and --for sigma points to it", "[calibrate]") {
+  const SpecError e = error_of(config_of(figure1(0.02)), {1.0, kDelta, CalibrationTarget::NoiseMultiplier});
+  CHECK(e.key() == "--for");
+  CHECK(e.value() == "\"noise_multiplier\"");
+  CHECK_THAT(e.rule(), Catch::Contains("noisy-sgd"));
+  const SpecError s = error_of(config_of(dpsgd_accounting(1.1)), {2.0, kDelta, CalibrationTarget::Sigma});
+  CHECK(s.key() == "--for");
+  CHECK_THAT(s.rule(), Catch::Contains("accounting alone") && Catch::Contains("--for noise_multiplier"));
+}
