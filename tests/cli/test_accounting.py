@@ -106,15 +106,17 @@ with tempfile.TemporaryDirectory() as tmp:
     if r.returncode == 0:
         cal = json.loads(r.stdout)
         check("calibrate --for steps: epsilon met", cal["epsilon"] <= 2 and cal["steps"] < 10000, cal)
-    # --for noise_multiplier: the smallest multiplier on the example's orders (order 8 is the best
-    # there; tests/test_calibrate.cpp checks it against opacus' threshold 2.37452211942908).
+    # --for noise_multiplier: the smallest multiplier, epsilon over every order in [1.001, 1e4] (so
+    # at or below opacus' threshold on the example's orders, 2.37452211942908, and within 1e-5 of
+    # its threshold on its 151 default orders, 2.27805789414582; tests/commands/test_calibrate.cpp).
     r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier",
                         "--json"], capture_output=True, text=True, timeout=600)
     check("calibrate --for noise_multiplier: exit 0", r.returncode == 0, r.stderr)
     if r.returncode == 0:
         cal = json.loads(r.stdout)
         check("calibrate --for noise_multiplier: the smallest multiplier, epsilon met",
-              cal["target"] == "noise_multiplier" and cal["epsilon"] <= 2 and abs(cal["noise_multiplier"] / 2.37452211942908 - 1) < 1e-8
+              cal["target"] == "noise_multiplier" and cal["epsilon"] <= 2 and cal["noise_multiplier"] <= 2.37452211942908
+              and abs(cal["noise_multiplier"] / 2.27805789414582 - 1) < 1e-5
               and cal["tightest"] == "composition-sgm", cal)
     r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "sigma"],
                        capture_output=True, text=True, timeout=600)
