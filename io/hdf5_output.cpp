@@ -1,10 +1,13 @@
 #include "io/hdf5_output.hpp"
 
+#include "numerics/format_number.hpp"
+
 #include <H5Cpp.h>
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cstdint>
 #include <ctime>
@@ -108,6 +111,30 @@ void write_string_attribute(const H5::H5Object& object, const char* name, const 
   H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
   type.setCset(H5T_CSET_UTF8);  // the TOML text may carry non-ASCII comments
   object.createAttribute(name, type, H5::DataSpace(H5S_SCALAR)).write(type, value);
+}
+
+/// A root attribute of the run (epsilon, delta, grid sizes, ...): a float64 when its text is a
+/// number written by format_number (so it reads back to the same text), else a string; readers get
+/// numbers, not strings.
+void write_value_attribute(const H5::H5Object& object, const char* name, const std::string& value) {
+  char* end = nullptr;
+  const double x = value.empty() ? 0.0 : std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size() || format_number(x) != value)
+    return write_string_attribute(object, name, value);
+  object.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_DOUBLE, &x);
+}
+
+/// Reads back what write_value_attribute wrote, as text (numbers in their shortest exact form).
+std::string read_value_attribute(const H5::H5Object& object, const char* name) {
+  const H5::Attribute attribute = object.openAttribute(name);
+  if (attribute.getTypeClass() != H5T_FLOAT) {
+    std::string value;
+    attribute.read(attribute.getStrType(), value);
+    return value;
+  }
+  double x = 0.0;
+  attribute.read(H5::PredType::NATIVE_DOUBLE, &x);
+  return format_number(x);
 }
 
 std::string read_string_attribute(const H5::H5Object& object, const char* name) {
@@ -349,7 +376,7 @@ RunReport read_file(const std::filesystem::path& path) {
     for (std::size_t begin = 0; begin < list.size();) {
       const std::size_t end = std::min(list.find('\n', begin), list.size());
       const std::string name = list.substr(begin, end - begin);
-      report.extra_attributes[name] = read_string_attribute(file, name.c_str());
+      report.extra_attributes[name] = read_value_attribute(file, name.c_str());
       begin = end + 1;
     }
   }
@@ -556,7 +583,7 @@ void Hdf5ReportStream::finish(const std::vector<ClosedFormCurves>& closed_forms,
       }
       std::string names;
       for (const auto& [name, value] : extra_attributes) {
-        write_string_attribute(s.file, name.c_str(), value);
+        write_value_attribute(s.file, name.c_str(), value);
         names += (names.empty() ? "" : "\n") + name;
       }
       write_string_attribute(s.file, kExtraAttributesList, names);

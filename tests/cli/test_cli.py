@@ -144,6 +144,8 @@ with tempfile.TemporaryDirectory() as tmp:
           (summary["epsilon"], on_grid))
     check("json best order in [1.001, 1e4]", 1.001 <= a <= 1e4, a)
     with h5py.File(out) as f:
+        check("hdf5 epsilon attribute is a number", isinstance(f.attrs["epsilon"], (float, np.floating)),
+              type(f.attrs["epsilon"]))
         check("hdf5 epsilon attribute", float(f.attrs["epsilon"]) == summary["epsilon"])
         check("hdf5 epsilon_conversion says how", "alpha in [1.001, 10000]" in f.attrs["epsilon_conversion"],
               f.attrs["epsilon_conversion"])
