@@ -39,9 +39,7 @@ std::vector<ClosedFormCurves> applicable_closed_forms(const RunSpec& spec, const
     out.push_back(std::move(curves));
   }
 
-  const auto& a = spec.algorithm;
-  if (spec.quadratic && a.kind == AlgorithmKind::NoisyGd && a.phases.size() == 1 && !a.phases[0].sensitivity &&
-      std::holds_alternative<ZeroCurve>(spec.initial) && spec.events.empty()) {
+  if (quadratic_exact_applies(spec)) {
     // The iterates are Gaussian: exact divergences, worst case over pairs allowed by S_g and, if
     // given, the configured pair (models/quadratic_exact.hpp).
     const auto problem = quadratic_problem_of(spec);

@@ -245,6 +245,10 @@ AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Plan,
   }
   if (plan.stretches.size() == 1) r.reason += ", z = s/Delta = " + format_number(plan.stretches.front().z);
   r.reason += extras_note(plan);
+  if (run.adjacency == Adjacency::AddRemove && run.sampling == BatchSampling::FullBatch)
+    r.reason += "; add-remove with full batch: assumes the update divides the gradient sum by the same n on "
+                "both datasets (a mean over each dataset's own size moves by up to 2 eta S_g / n: describe "
+                "that with replace adjacency and S_g doubled; docs/analyses.md section 2)";
   for (double alpha : run.orders) {
     auto r0 = initial_of(plan, alpha);
     if (const auto* why = std::get_if<std::string>(&r0)) return refused(name, citation, *why);

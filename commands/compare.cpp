@@ -96,7 +96,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
       if (c.delta) c.best_epsilon = e.epsilon, c.best_order = e.best_order;
     }
   }
-  if (spec.quadratic && spec.algorithm.kind == AlgorithmKind::NoisyGd && spec.algorithm.phases.size() == 1) {
+  if (quadratic_exact_applies(spec)) {
     const std::vector<double> slopes = quadratic::worst_case_rdp_slopes(quadratic_problem_of(spec), run.steps);
     for (double alpha : c.orders) c.exact_R.push_back(alpha * slopes.back());
   }

@@ -285,6 +285,14 @@ quadratic::QuadraticProblem quadratic_problem_of(const RunSpec& spec) {
   return p;
 }
 
+bool quadratic_exact_applies(const RunSpec& spec) {
+  const auto& a = spec.algorithm;
+  if (!spec.quadratic || a.kind != AlgorithmKind::NoisyGd || a.phases.size() != 1 || a.phases[0].sensitivity) return false;
+  if (!std::holds_alternative<ZeroCurve>(spec.initial) || !spec.events.empty()) return false;
+  if (spec.lsi.kind == LsiKind::StronglyConvex) return false;
+  return !spec.lsi.c0 || stated_initial_variance(spec).has_value();
+}
+
 PrivacyProgram build_program(const RunSpec& spec) {
   if (spec.lsi.kind == LsiKind::ExactQuadratic) {
     // The exact LSI schedule of the Gaussian iterates: 1/lambda_max of their covariance.

@@ -32,6 +32,12 @@ PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::i
 
 /// The quadratic problem of a run with algorithm.loss = "quadratic" (models/quadratic_exact.hpp).
 quadratic::QuadraticProblem quadratic_problem_of(const RunSpec& spec);
+/// Whether quadratic_problem_of(spec) describes this run's iterates exactly, so that its exact
+/// divergence is the run's: a single-phase noisy-GD quadratic run from identical initial laws,
+/// without events, whose start is the one the problem encodes (a point, or [quadratic]
+/// initial_std). Not for the strongly-convex model's Gaussian start, nor for a declared c0 alone
+/// (an LSI constant, not a law).
+bool quadratic_exact_applies(const RunSpec& spec);
 
 /// The training run as the analyses of `compare` see it.
 TrainingRun training_run_of(const RunSpec& spec);

@@ -40,8 +40,8 @@
 // Coverage: every registry entry must apply on at least kMinApplications runs, else the suite
 // would silently not test it.
 //
-// Known failures are listed in kKnownIssues with the issue they were reported under; their
-// checks run in the "[!mayfail]" test case at the end (and only there), so they stay visible.
+// There is no list of tolerated failures: every property holds for every analysis, except steps
+// monotonicity for the analyses that declare monotone_in_steps = false (checked both ways).
 // RDPDYN_CONFORMANCE_REPORT=N prints coverage, counts and up to N failures per check;
 // RDPDYN_CONFORMANCE_TIMES=1 the time per family of runs.
 #include <catch2/catch.hpp>
@@ -98,28 +98,6 @@ const char* property_name(Property p) {
     case Property::SubsetE: return "(e) subset of orders = full grid (any_order)";
   }
   return "?";
-}
-
-/// Failures that were reported and are tracked elsewhere: (analysis or "best", property, issue).
-/// Their checks are run only by the [!mayfail] test cases.
-struct KnownIssue {
-  const char* analysis;  ///< a registry name, "best", or "*" for every analysis and best
-  Property property;
-  const char* issue;
-};
-/// Each was reported to the lead of issue 9 (this suite) with the run parameters and values; the
-/// suite found them, they are not fixed here (the analyses involved are being edited elsewhere, or
-/// the fix belongs to calibrate). Remove an entry when its issue is closed.
-const std::vector<KnownIssue> kKnownIssues = {
-    // Not monotone in steps, so `calibrate --for steps` (commands/calibrate.cpp: "the search assumes
-    // epsilon is monotone ... as every analysis of the catalogue is") may return a count K while a
-    // smaller count does not meet the target. The bounds are valid at every K; monotonicity fails.
-};
-
-const KnownIssue* known_issue(const std::string& analysis, Property p) {
-  for (const auto& k : kKnownIssues)
-    if ((analysis == k.analysis || std::string(k.analysis) == "*") && p == k.property) return &k;
-  return nullptr;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -359,7 +337,7 @@ Run gd_squared(Rng& rng) {
     initial_variance = 2.0 * p.sigma * p.sigma;
   }
   RunSpec as_quadratic = s;  // the same loss written as a quadratic with H = I (d = 1)
-  as_quadratic.quadratic = QuadraticLoss{{{1.0}}, std::nullopt};
+  as_quadratic.quadratic = QuadraticLoss{{{1.0}}, std::nullopt, std::nullopt};
   return {"gd/squared", config_of(s), exact_problem(as_quadratic, initial_variance)};
 }
 
@@ -866,12 +844,11 @@ Outcome run_checks(const std::set<Property>& properties) {
   return out;
 }
 
-/// Asserts the outcome of one property for every analysis without a known issue.
+/// Asserts the outcome of one property for every analysis and best.
 void require_clean(const Outcome& out, Property p) {
   std::set<std::string> names{"best"};
   for (const auto& a : analysis_registry()) names.insert(a.name);
   for (const auto& name : names) {
-    if (known_issue(name, p)) continue;
     const auto fit = out.failures.find(p);
     const std::vector<std::string> none;
     const auto& f = fit != out.failures.end() && fit->second.count(name) ? fit->second.at(name) : none;
@@ -958,27 +935,4 @@ TEST_CASE("Conformance: non-decreasing in the number of steps as calibrate edits
   }
   const auto fit = out.failures.find(Property::StepsC);
   CHECK((fit != out.failures.end() && fit->second.count("best")));  // best drops too (exempt, reported)
-}
-
-TEST_CASE("Conformance: known issues as listed in kKnownIssues", "[conformance][analyses][!mayfail]") {
-  std::set<Property> properties;
-  for (const auto& k : kKnownIssues) properties.insert(k.property);
-  if (properties.empty()) {
-    SUCCEED("no known issues");
-    return;
-  }
-  const Outcome out = run_checks(properties);
-  std::set<std::string> names{"best"};
-  for (const auto& a : analysis_registry()) names.insert(a.name);
-  for (const auto& k : kKnownIssues)
-    for (const auto& name : names) {
-      if (name != k.analysis && std::string(k.analysis) != "*") continue;
-      const auto fit = out.failures.find(k.property);
-      const std::vector<std::string> none;
-      const auto& f = fit != out.failures.end() && fit->second.count(name) ? fit->second.at(name) : none;
-      INFO(k.issue);
-      INFO(property_name(k.property) << " for " << name << ": " << f.size() << " failures");
-      for (std::size_t i = 0; i < f.size() && i < 5; ++i) INFO(f[i]);
-      CHECK(f.empty());
-    }
 }

@@ -146,3 +146,25 @@ TEST_CASE("Declared constants are checked when the program is built, too", "[mod
   CHECK(std::any_of(p.declared.begin(), p.declared.end(),
                     [](const std::string& e) { return e.rfind("lsi.lipschitz = 0.5 (", 0) == 0; }));
 }
+
+TEST_CASE("The exact quadratic divergence is reported only for the start the run states", "[models][quadratic]") {
+  // compare's "exact" line and solve's quadratic-exact curve claim the run's own divergence: the
+  // problem encodes a point start or [quadratic] initial_std, nothing else.
+  RunSpec s = base(LsiSpec::recursion(0.5, 2.0));
+  s.algorithm.loss = LossKind::Quadratic;
+  s.quadratic = QuadraticLoss{{{1.0}}, std::nullopt, std::nullopt};
+  CHECK(quadratic_exact_applies(s));  // point start
+  s.lsi.c0 = 4.0;
+  CHECK_FALSE(quadratic_exact_applies(s));  // a declared LSI constant is not a law
+  s.quadratic->initial_std = 0.5;
+  CHECK(quadratic_exact_applies(s));  // the stated N(mu, 0.25 I)
+  RunSpec sc = base(LsiSpec::strongly_convex(0.5, 2.0));
+  sc.algorithm.loss = LossKind::Quadratic;
+  sc.quadratic = QuadraticLoss{{{1.0}}, std::nullopt, std::nullopt};
+  CHECK_FALSE(quadratic_exact_applies(sc));  // C21 Lemma 5's Gaussian start, not encoded
+  RunSpec two = base(LsiSpec::recursion(0.5, 2.0));
+  two.algorithm.loss = LossKind::Quadratic;
+  two.quadratic = QuadraticLoss{{{1.0}}, std::nullopt, std::nullopt};
+  two.algorithm.phases.push_back(Phase::of(5, 0.02, 0.02));
+  CHECK_FALSE(quadratic_exact_applies(two));  // one phase only
+}
