@@ -21,11 +21,15 @@
 #include "commands/compare.hpp"
 #include "commands/convergence_study.hpp"
 #include "commands/solve.hpp"
+#include "commands/sweep_distribution.hpp"
+#include "apps/progress_line.hpp"
 #include "io/calibration_output.hpp"
 #include "io/comparison_output.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_output.hpp"
 #include "io/json_output.hpp"
+#include "io/sweep_config.hpp"
+#include "io/sweep_output.hpp"
 #include "models/spec_error.hpp"
 #include "rdpdyn_version.hpp"
 #include "solver/engine_registry.hpp"
@@ -123,6 +127,45 @@ int run_calibrate(const std::string& config_path, const rdpdyn::CalibrationReque
   return 0;
 }
 
+int run_sweep(const std::string& config_path, const std::string& output, bool json, bool quiet,
+              rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
+  const rdpdyn::SweepConfiguration sweep = rdpdyn::SweepConfiguration::load(config_path, sets);
+  check_output_directory(output);
+  // Points run on one rank each: the finite-difference engine of a point works on MPI_COMM_SELF.
+  const rdpdyn::EngineRegistry engines = rdpdyn::engine_registry(MPI_COMM_SELF);
+  const rdpdyn::PointConfiguration configure = [&](std::span<const double> values) {
+    rdpdyn::RunConfig config = sweep.point(values);
+    if (config.engine == "finite-difference") petsc.require();  // one process: no collective
+    return config;
+  };
+  const rdpdyn::SweepSpec& spec = sweep.spec();
+  std::vector<double> costs;
+  for (std::size_t p = 0; p < spec.point_count(); ++p) costs.push_back(sweep.estimated_cost(spec.point(p)));
+  const int rank = petsc.rank();
+  rdpdyn::ProgressLine line("rdpdyn sweep", "points", rdpdyn::progress_wanted(quiet, rank));
+  const std::size_t total = spec.point_count();
+  const int ranks = petsc.size();
+  const rdpdyn::SweepResult result = rdpdyn::run_distributed_sweep(
+      spec, sweep.orders(), configure, engines, costs, petsc.comm(),
+      [&](std::size_t done, std::size_t mine) {  // rank 0's share, scaled to the whole sweep
+        line.update(ranks == 1 ? done : done * total / std::max<std::size_t>(mine, 1), total);
+      });
+  line.finish();
+  if (rank != 0) return 0;
+  if (result.valid_points() == 0)
+    throw rdpdyn::SpecError("sweep.axis", "every point", "no point of the sweep is valid; the first says: " + result.first_invalid());
+  if (!output.empty()) rdpdyn::write_sweep_hdf5(output, result, {sweep.text(), sweep.source_name()});
+  if (json) std::cout << rdpdyn::sweep_to_json(result) << std::endl;
+  else if (output.empty() || !quiet)
+    std::printf("rdpdyn sweep: %zu points (%zu valid) x %zu orders, analyses %s%s\n", total, result.valid_points(),
+                sweep.orders().size(), [&] {
+                  std::string names;
+                  for (const auto& a : spec.analyses) names += (names.empty() ? "" : ", ") + a;
+                  return names;
+                }().c_str(), output.empty() ? " (no -o: nothing written; --json prints the surfaces)" : (" -> " + output).c_str());
+  return 0;
+}
+
 int run_validate(int rank) {
   const auto results = rdpdyn::run_theorem_suite();
   bool all = true;
@@ -186,6 +229,16 @@ int main(int argc, char** argv) {
   calibrate->add_flag("--json", calibrate_json, "Print the result as one JSON object");
   calibrate->allow_extras();
   add_set(calibrate);
+  std::string sweep_config, sweep_output;
+  bool sweep_json = false, quiet = false;
+  auto* sweep = app.add_subcommand("sweep", "Bound surfaces over the axes of the configuration's [sweep] table");
+  sweep->add_option("config", sweep_config, "Configuration file (TOML) with a [sweep] table (docs/config.md)");
+  sweep->get_option("config")->required();
+  sweep->add_option("-o,--output", sweep_output, "Write the surfaces to this HDF5 file (docs/hdf5.md)");
+  sweep->add_flag("--json", sweep_json, "Print the surfaces as one JSON object on stdout");
+  sweep->add_flag("--quiet", quiet, "No progress line on stderr");
+  sweep->allow_extras();
+  add_set(sweep);
   bool analyses_json = false;
   auto* analyses = app.add_subcommand("analyses", "List the registered analyses: name, status, citation");
   analyses->add_flag("--json", analyses_json, "Print the registry as JSON");
@@ -212,6 +265,7 @@ int main(int argc, char** argv) {
     // PETSc starts here only under an MPI launcher or with PETSc options; else when an engine needs it.
     rdpdyn::PetscSession petsc(&argc, &argv, rdpdyn::has_petsc_options(app.remaining(true)));
     if (*solve) return run_solve(config_path, output, json, petsc, sets);
+    if (*sweep) return run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
     if (*compare) return run_compare(compare_config, compare_output, compare_json, petsc, sets);
     if (*calibrate) {
       calibration.target = calibrate_for == "steps"              ? rdpdyn::CalibrationTarget::Steps

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "io/atomic_output.hpp"
+#include "io/hdf5_primitives.hpp"
 #include "commands/run_report.hpp"
 #include "numerics/format_number.hpp"
 #include "rdpdyn_version.hpp"
@@ -137,19 +138,9 @@ std::string comparison_table(const Comparison& c) {
 
 namespace {
 
-void string_attribute(const H5::H5Object& o, const char* name, const std::string& value) {
-  const H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
-  o.createAttribute(name, type, H5::DataSpace(H5S_SCALAR)).write(type, value);
-}
-void number_attribute(const H5::H5Object& o, const char* name, double value) {
-  o.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_DOUBLE, &value);
-}
-H5::DataSet vector_dataset(const H5::Group& g, const std::string& name, const std::vector<double>& v) {
-  const hsize_t dims[1] = {static_cast<hsize_t>(v.size())};
-  H5::DataSet d = g.createDataSet(name, H5::PredType::IEEE_F64LE, H5::DataSpace(1, dims));
-  if (!v.empty()) d.write(v.data(), H5::PredType::NATIVE_DOUBLE);
-  return d;
-}
+using hdf5::number_attribute;
+using hdf5::string_attribute;
+using hdf5::vector_dataset;
 
 }  // namespace
 

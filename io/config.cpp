@@ -1,4 +1,5 @@
 #include "io/config.hpp"
+#include "io/config_document.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,6 +14,7 @@
 #include <Eigen/Dense>
 
 #include "io/expression.hpp"
+#include "io/toml_section.hpp"
 #include "solver/engine_registry.hpp"
 #include "models/privacy_model.hpp"
 #include "models/noise_units.hpp"
@@ -20,91 +22,6 @@
 
 namespace rdpdyn {
 namespace {
-
-std::string describe(const toml::value& v) {
-  if (v.is_floating()) {  // keep "1.0" distinguishable from the integer 1
-    const std::string text = format_number(v.as_floating());
-    return text.find_first_of(".eEn") == std::string::npos ? text + ".0" : text;
-  }
-  if (v.is_integer()) return std::to_string(v.as_integer());
-  if (v.is_string()) return "\"" + v.as_string().str + "\"";
-  if (v.is_boolean()) return v.as_boolean() ? "true" : "false";
-  if (v.is_array()) return "an array";
-  if (v.is_table()) return "a table";
-  return "a value of another type";
-}
-
-/// A TOML table with the dotted path used in error messages, typed getters and a check that
-/// every key present is known.
-class Section {
- public:
-  Section(const toml::value& value, std::string path) : path_(std::move(path)) {
-    if (!value.is_table()) throw SpecError(path_, describe(value), "must be a table");
-    table_ = &value.as_table();
-  }
-
-  std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
-  const std::string& path() const { return path_; }
-  bool has(const std::string& k) const { return table_->count(k) != 0; }
-  const toml::value& at(const std::string& k) const {
-    const auto it = table_->find(k);
-    if (it == table_->end()) throw SpecError(key(k), "missing", "this key is required");
-    return it->second;
-  }
-
-  double number(const std::string& k) const { return as_number(at(k), key(k)); }
-  std::optional<double> optional_number(const std::string& k) const {
-    return has(k) ? std::optional<double>(number(k)) : std::nullopt;
-  }
-  std::int64_t integer(const std::string& k) const {
-    const auto& v = at(k);
-    if (!v.is_integer()) throw SpecError(key(k), describe(v), "must be an integer");
-    return v.as_integer();
-  }
-  std::string string(const std::string& k) const {
-    const auto& v = at(k);
-    if (!v.is_string()) throw SpecError(key(k), describe(v), "must be a string");
-    return v.as_string().str;
-  }
-  std::vector<double> numbers(const std::string& k) const {
-    const auto& v = at(k);
-    if (!v.is_array()) throw SpecError(key(k), describe(v), "must be an array of numbers");
-    std::vector<double> out;
-    for (std::size_t i = 0; i < v.as_array().size(); ++i)
-      out.push_back(as_number(v.as_array()[i], key(k) + "[" + std::to_string(i) + "]"));
-    return out;
-  }
-  Section table(const std::string& k) const { return Section(at(k), key(k)); }
-  std::vector<Section> tables(const std::string& k) const {
-    const auto& v = at(k);
-    if (!v.is_array()) throw SpecError(key(k), describe(v), "must be an array of tables ([[" + key(k) + "]])");
-    std::vector<Section> out;
-    for (std::size_t i = 0; i < v.as_array().size(); ++i)
-      out.emplace_back(v.as_array()[i], key(k) + "[" + std::to_string(i) + "]");
-    return out;
-  }
-  void allow_only(const std::set<std::string>& allowed) const {
-    for (const auto& [k, v] : *table_)
-      if (!allowed.count(k)) {
-        std::string list;
-        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        throw SpecError(key(k), describe(v), "unknown key; allowed here: " + list);
-      }
-  }
-
- private:
-  static double as_number(const toml::value& v, const std::string& key) {
-    double x = 0.0;
-    if (v.is_floating()) x = v.as_floating();
-    else if (v.is_integer()) x = static_cast<double>(v.as_integer());
-    else throw SpecError(key, describe(v), "must be a number");
-    if (!std::isfinite(x)) throw SpecError(key, describe(v), "must be a finite number");
-    return x;
-  }
-
-  const toml::table* table_;
-  std::string path_;
-};
 
 // ---- rules -------------------------------------------------------------------------------------
 
@@ -598,9 +515,8 @@ toml::value override_value(const std::string& key, const std::string& text) {
   return toml::value(text);
 }
 
-/// Applies `--set KEY=VALUE`: KEY is a dotted path (algorithm.sigma; a phase is
-/// algorithm.schedule[0].eta); missing tables are created, so the usual checks decide.
-void apply_override(toml::value& root, const std::string& assignment) {
+/// "KEY=VALUE" split and trimmed; SpecError when there is no '='.
+std::pair<std::string, std::string> split_assignment(const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw SpecError("--set", "\"" + assignment + "\"", "must be KEY=VALUE, e.g. algorithm.sigma=0.1");
@@ -608,8 +524,13 @@ void apply_override(toml::value& root, const std::string& assignment) {
     const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
     return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
   };
-  const std::string key = trim(assignment.substr(0, eq));
-  const std::string value_text = trim(assignment.substr(eq + 1));
+  return {trim(assignment.substr(0, eq)), trim(assignment.substr(eq + 1))};
+}
+
+}  // namespace
+
+void set_config_key(toml::value& root, const std::string& key, toml::value value) {
+  const std::string value_text = describe(value);
   std::vector<std::string> parts;
   for (std::size_t start = 0;;) {
     const auto dot = key.find('.', start);
@@ -636,7 +557,7 @@ void apply_override(toml::value& root, const std::string& assignment) {
     auto& table = node->as_table();
     const bool last = i + 1 == parts.size();
     if (last && !index) {
-      table[name] = override_value(key, value_text);
+      table[name] = std::move(value);
       return;
     }
     if (!table.count(name)) {
@@ -652,31 +573,52 @@ void apply_override(toml::value& root, const std::string& assignment) {
       path += "[" + std::to_string(*index) + "]";
       node = &node->as_array()[*index];
       if (last) {
-        *node = override_value(key, value_text);
+        *node = std::move(value);
         return;
       }
     }
   }
 }
 
-}  // namespace
+void apply_override(toml::value& root, const std::string& assignment) {
+  const auto [key, value_text] = split_assignment(assignment);
+  set_config_key(root, key, override_value(key, value_text));
+}
 
-RunConfig parse_config_text(const std::string& text, const std::string& source_name,
-                            const std::vector<std::string>& overrides) {
-  toml::value data;
+toml::value parse_toml_document(const std::string& text, const std::string& source_name) {
   try {
     std::istringstream in(text);
-    data = toml::parse(in, source_name);
+    return toml::parse(in, source_name);
   } catch (const toml::exception& e) {
     throw SpecError(source_name, "(file)", std::string("is not valid TOML: ") + e.what());
   }
+}
+
+RunConfig parse_config_text(const std::string& text, const std::string& source_name,
+                            const std::vector<std::string>& overrides) {
+  toml::value data = parse_toml_document(text, source_name);
   for (const auto& o : overrides) apply_override(data, o);
+  if (data.is_table() && data.as_table().count("sweep"))
+    throw SpecError("sweep", "a table", "is read only by `rdpdyn sweep` (this command takes one point)");
+  return config_from_document(data, effective_config_text(text, overrides), source_name, overrides);
+}
+
+std::vector<double> orders_from_document(const toml::value& data) {
+  return parse_orders(Section(data, "").table("orders"));
+}
+
+std::string effective_config_text(const std::string& text, const std::vector<std::string>& overrides) {
+  if (overrides.empty()) return text;
+  // Self-describing outputs: the effective configuration is the text plus these.
+  std::string out = text + "\n# Overridden on the command line (--set), applied to the text above:\n";
+  for (const auto& o : overrides) out += "# " + o + "\n";
+  return out;
+}
+
+RunConfig config_from_document(const toml::value& data, std::string text, const std::string& source_name,
+                               const std::vector<std::string>& overrides) {
   RunConfig cfg;
-  cfg.text = text;
-  if (!overrides.empty()) {  // self-describing outputs: the effective configuration is the text plus these
-    cfg.text += "\n# Overridden on the command line (--set), applied to the text above:\n";
-    for (const auto& o : overrides) cfg.text += "# " + o + "\n";
-  }
+  cfg.text = std::move(text);
   cfg.overrides = overrides;
   cfg.path = source_name;
   const Section root(data, "");

@@ -43,6 +43,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check("examples exist", len(examples) >= 7, examples)
     for path in examples:
         name = os.path.basename(path)[:-5]
+        if "\n[sweep]" in open(path, encoding="utf-8").read():
+            # A surface: `rdpdyn sweep` only (tests/cli/test_sweep.py); solve refuses it, exit 2.
+            r = subprocess.run([RDPDYN, "solve", path], capture_output=True, text=True, timeout=600)
+            check(f"{name}: solve refuses the [sweep] table (exit 2)", r.returncode == 2, (r.returncode, r.stderr))
+            continue
         if name in ACCOUNTING_ONLY:
             # Configured for accounting alone (tests/cli/test_accounting.py): solve refuses, exit 2,
             # naming what the PDI lacks, and leaves no output.

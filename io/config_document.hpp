@@ -1,0 +1,33 @@
+#pragma once
+// The configuration as a parsed TOML document, for readers that build many configurations from
+// one file (io/sweep_config.cpp: one per point of a sweep). io/config.hpp is the usual entry.
+#include <string>
+#include <toml.hpp>
+#include <vector>
+
+#include "models/run_config.hpp"
+
+namespace rdpdyn {
+
+/// Parses TOML text; SpecError naming `source_name` when it is not valid TOML.
+toml::value parse_toml_document(const std::string& text, const std::string& source_name);
+
+/// Sets a dotted KEY (algorithm.sigma; a phase: algorithm.schedule[0].eta) to `value`, creating
+/// missing tables, so that the usual checks decide. SpecError for a malformed key.
+void set_config_key(toml::value& root, const std::string& key, toml::value value);
+
+/// Applies one `--set KEY=VALUE` (VALUE a TOML value, or a bare word taken as a string).
+void apply_override(toml::value& root, const std::string& assignment);
+
+/// The orders of [orders] (docs/config.md), checked as for a whole configuration.
+std::vector<double> orders_from_document(const toml::value& data);
+
+/// The configuration text followed by a comment block listing the overrides.
+std::string effective_config_text(const std::string& text, const std::vector<std::string>& overrides);
+
+/// Validates a parsed document (every rule of docs/config.md) into a RunConfig; `text` becomes
+/// RunConfig::text. Throws SpecError (key, value, rule).
+RunConfig config_from_document(const toml::value& data, std::string text, const std::string& source_name,
+                               const std::vector<std::string>& overrides);
+
+}  // namespace rdpdyn

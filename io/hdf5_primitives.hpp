@@ -1,0 +1,47 @@
+#pragma once
+// Small HDF5 writing helpers shared by the report formats of io/ (comparison, sweep): scalar
+// attributes as UTF-8 strings or float64, and float64 datasets of any shape.
+#include <H5Cpp.h>
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rdpdyn::hdf5 {
+
+inline void string_attribute(const H5::H5Object& o, const char* name, const std::string& value) {
+  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  type.setCset(H5T_CSET_UTF8);  // the TOML text may carry non-ASCII comments
+  o.createAttribute(name, type, H5::DataSpace(H5S_SCALAR)).write(type, value);
+}
+
+inline void number_attribute(const H5::H5Object& o, const char* name, double value) {
+  o.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_DOUBLE, &value);
+}
+
+/// A little-endian float64 dataset of shape `dims` holding `values` (row-major).
+inline H5::DataSet number_dataset(const H5::Group& g, const std::string& name, std::span<const double> values,
+                                  const std::vector<hsize_t>& dims) {
+  H5::DataSet d = g.createDataSet(name, H5::PredType::IEEE_F64LE, H5::DataSpace(static_cast<int>(dims.size()), dims.data()));
+  if (!values.empty()) d.write(values.data(), H5::PredType::NATIVE_DOUBLE);
+  return d;
+}
+
+inline H5::DataSet vector_dataset(const H5::Group& g, const std::string& name, std::span<const double> values) {
+  return number_dataset(g, name, values, {static_cast<hsize_t>(values.size())});
+}
+
+/// A variable-length UTF-8 string dataset of shape `dims` (row-major).
+inline H5::DataSet string_dataset(const H5::Group& g, const std::string& name, const std::vector<std::string>& values,
+                                  const std::vector<hsize_t>& dims) {
+  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  type.setCset(H5T_CSET_UTF8);
+  H5::DataSet d = g.createDataSet(name, type, H5::DataSpace(static_cast<int>(dims.size()), dims.data()));
+  std::vector<const char*> pointers;
+  pointers.reserve(values.size());
+  for (const auto& v : values) pointers.push_back(v.c_str());
+  if (!pointers.empty()) d.write(pointers.data(), type);
+  return d;
+}
+
+}  // namespace rdpdyn::hdf5
