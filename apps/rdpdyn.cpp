@@ -39,6 +39,8 @@
 namespace {
 
 constexpr int kExitBadInput = 2;
+/// solve and compare show progress only once they have run this long (a sweep at once).
+constexpr double kProgressDelaySeconds = 1.0;
 
 void print_summary(const rdpdyn::RunReport& report) {
   const auto& s = report.solution;
@@ -102,12 +104,16 @@ int run_convergence(const std::string& config_path, int grids, rdpdyn::PetscSess
   return 0;
 }
 
-int run_compare(const std::string& config_path, const std::string& output, bool json, rdpdyn::PetscSession& petsc,
-                const std::vector<std::string>& sets) {
+int run_compare(const std::string& config_path, const std::string& output, bool json, bool quiet,
+                rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
-  const rdpdyn::Comparison comparison = rdpdyn::run_comparison(config, engines_for(config, petsc));
+  const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
   const int rank = petsc.rank();
+  rdpdyn::ProgressLine line("rdpdyn compare", "analyses", rdpdyn::progress_wanted(quiet, rank), kProgressDelaySeconds);
+  const rdpdyn::Comparison comparison =
+      rdpdyn::run_comparison(config, engines, [&](std::size_t done, std::size_t total) { line.update(done, total); });
+  line.finish();
   if (rank != 0) return 0;
   if (!output.empty()) rdpdyn::write_comparison_hdf5(output, comparison, config);
   if (json)
@@ -191,7 +197,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   std::string config_path, output;
-  bool json = false;
+  bool json = false, quiet = false;  // --quiet: no progress line (solve, compare, sweep)
   auto* solve = app.add_subcommand("solve", "Solve the PDI for a TOML configuration (docs/config.md)");
   solve->add_option("config", config_path, "Configuration file (TOML)")->required();
   solve->add_option("-o,--output", output, "Write the solution grid to this HDF5 file (docs/hdf5.md)");
@@ -210,6 +216,7 @@ int main(int argc, char** argv) {
   compare->add_option("config", compare_config, "Configuration file (TOML)")->required();
   compare->add_option("-o,--output", compare_output, "Write the comparison to this HDF5 file");
   compare->add_flag("--json", compare_json, "Print the comparison as one JSON object on stdout");
+  compare->add_flag("--quiet", quiet, "No progress line on stderr");
   compare->allow_extras();
   add_set(compare);
   std::string calibrate_config, calibrate_for = "sigma";
@@ -230,7 +237,7 @@ int main(int argc, char** argv) {
   calibrate->allow_extras();
   add_set(calibrate);
   std::string sweep_config, sweep_output;
-  bool sweep_json = false, quiet = false;
+  bool sweep_json = false;
   auto* sweep = app.add_subcommand("sweep", "Bound surfaces over the axes of the configuration's [sweep] table");
   sweep->add_option("config", sweep_config, "Configuration file (TOML) with a [sweep] table (docs/config.md)");
   sweep->get_option("config")->required();
@@ -266,7 +273,7 @@ int main(int argc, char** argv) {
     rdpdyn::PetscSession petsc(&argc, &argv, rdpdyn::has_petsc_options(app.remaining(true)));
     if (*solve) return run_solve(config_path, output, json, petsc, sets);
     if (*sweep) return run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
-    if (*compare) return run_compare(compare_config, compare_output, compare_json, petsc, sets);
+    if (*compare) return run_compare(compare_config, compare_output, compare_json, quiet, petsc, sets);
     if (*calibrate) {
       calibration.target = calibrate_for == "steps"              ? rdpdyn::CalibrationTarget::Steps
                            : calibrate_for == "noise_multiplier" ? rdpdyn::CalibrationTarget::NoiseMultiplier

@@ -57,7 +57,7 @@ void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const Analysis
   e.best_order = eo.order;
 }
 
-Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines) {
+Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines, const ComparisonProgress& progress) {
   const RunSpec& spec = config.spec;
   const TrainingRun run = training_run_of(spec);
   const AnalysisInput input{config, run, engines};
@@ -77,6 +77,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
     e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
     if (c.delta && e.result.applies) assign_epsilon(e, analysis, input, c.orders, *c.delta);
     c.entries.push_back(std::move(e));
+    if (progress) progress(c.entries.size(), analysis_registry().size());
   }
 
   // best: the eligible entry with the smallest epsilon (its own certificate, at its own order),

@@ -2,6 +2,7 @@
 // `rdpdyn compare`: every registered analysis of the configured run side by side (analyses/
 // registry.cpp), with its status, the reason each one that does not apply gives, epsilon at the
 // requested delta and the tightest bound among the trusted ones.
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -58,8 +59,12 @@ bool eligible_for_best(AnalysisStatus status, bool include_disputed);
 void assign_epsilon(ComparisonEntry& entry, const Analysis& analysis, const AnalysisInput& input,
                     std::span<const double> orders, double delta);
 
+/// Called after each analysis with (analyses done, analyses in the registry).
+using ComparisonProgress = std::function<void(std::size_t done, std::size_t total)>;
+
 /// Evaluates every registered analysis (the `pdi` entry runs the configured engine from
 /// `engines`; collective over its communicator for the finite-difference engine).
-Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines);
+Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines,
+                          const ComparisonProgress& progress = {});
 
 }  // namespace rdpdyn
