@@ -31,7 +31,10 @@
 #include "io/sweep_config.hpp"
 #include "io/sweep_output.hpp"
 #include "models/spec_error.hpp"
+#include "io/atomic_output.hpp"
+#include "numerics/near_miss.hpp"
 #include "rdpdyn_version.hpp"
+#include "apps/signals.hpp"
 #include "solver/engine_registry.hpp"
 #include "solver/petsc_session.hpp"
 #include "validation/theorem_suite.hpp"
@@ -39,6 +42,13 @@
 namespace {
 
 constexpr int kExitBadInput = 2;
+/// The end of every --help.
+constexpr const char* kFooter =
+    "Exit codes: 0 success; 1 a validation check failed or an internal error (a bug); 2 bad input "
+    "(the message names the key or option, the value and the rule; no output file is left).\n"
+    "PETSc options (finite-difference engine) go after `--`: rdpdyn solve x.toml -- -ts_type rk -log_view; "
+    "an option PETSc never reads is an error (exit 2).\n"
+    "Under mpirun, PETSc and MPI start on every rank; otherwise only when the run needs them.";
 /// solve and compare show progress only once they have run this long (a sweep at once).
 constexpr double kProgressDelaySeconds = 1.0;
 
@@ -61,11 +71,40 @@ void print_summary(const rdpdyn::RunReport& report) {
                 "%s relative (HDF5 /extras/R_finite_difference)\n", it->second.c_str());
 }
 
+/// An output path is checked before any work (io/atomic_output.hpp).
 void check_output_directory(const std::string& output) {
-  if (output.empty()) return;
-  const auto dir = std::filesystem::absolute(output).parent_path();
-  if (!std::filesystem::is_directory(dir))
-    throw rdpdyn::SpecError("-o", "\"" + output + "\"", "its directory does not exist");
+  if (!output.empty()) rdpdyn::check_output_path(output, "-o");
+}
+
+/// "did you mean" hints for a command line CLI11 refused: a misspelt subcommand or option.
+std::string near_misses(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> commands;
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
+  const CLI::App* chosen = nullptr;
+  std::string hints;
+  for (const auto& arg : args) {
+    if (!chosen && !arg.empty() && arg[0] != '-') {
+      for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        if (sub->get_name() == arg) chosen = sub;
+      if (chosen) continue;
+      if (const std::string near = rdpdyn::closest_name(arg, commands); !near.empty())
+        hints += "rdpdyn: did you mean '" + near + "' instead of '" + arg + "'?\n";
+      continue;
+    }
+    if (!chosen || arg.rfind("--", 0) != 0) continue;
+    const std::string name = arg.substr(2, arg.find('=') - 2);
+    std::vector<std::string> options{"help"};
+    bool known = false;
+    for (const auto* o : chosen->get_options())
+      for (const auto& l : o->get_lnames()) {
+        options.push_back(l);
+        known = known || l == name;
+      }
+    if (known) continue;
+    if (const std::string near = rdpdyn::closest_name(name, options); !near.empty())
+      hints += "rdpdyn: did you mean '--" + near + "' instead of '" + arg + "'?\n";
+  }
+  return hints;
 }
 
 /// PETSc (and MPI) start only for the engine that needs them (README, "Performance").
@@ -193,8 +232,8 @@ int main(int argc, char** argv) {
   CLI::App app{"rdpdyn: Renyi privacy dynamics of noisy gradient descent (C21 PDI solver)"};
   app.set_help_flag("--help", "Print this help and exit");
   app.set_version_flag("--version", std::string("rdpdyn ") + rdpdyn::kVersion);
-  app.allow_extras();  // PETSc options (-ts_type, -log_view, ...) pass through
   app.require_subcommand(1);
+  app.footer(kFooter);
 
   std::string config_path, output;
   bool json = false, quiet = false;  // --quiet: no progress line (solve, compare, sweep)
@@ -202,7 +241,7 @@ int main(int argc, char** argv) {
   solve->add_option("config", config_path, "Configuration file (TOML)")->required();
   solve->add_option("-o,--output", output, "Write the solution grid to this HDF5 file (docs/hdf5.md)");
   solve->add_flag("--json", json, "Print a JSON summary (final-time R and closed forms) on stdout");
-  solve->allow_extras();
+  solve->footer(kFooter);
   std::vector<std::string> sets;  // --set KEY=VALUE, on solve, compare and calibrate (docs/config.md)
   const auto add_set = [&sets](CLI::App* command) {
     command->add_option("--set", sets, "Override a key of the configuration, KEY=VALUE (repeatable), e.g. "
@@ -217,7 +256,7 @@ int main(int argc, char** argv) {
   compare->add_option("-o,--output", compare_output, "Write the comparison to this HDF5 file");
   compare->add_flag("--json", compare_json, "Print the comparison as one JSON object on stdout");
   compare->add_flag("--quiet", quiet, "No progress line on stderr");
-  compare->allow_extras();
+  compare->footer(kFooter);
   add_set(compare);
   std::string calibrate_config, calibrate_for = "sigma";
   rdpdyn::CalibrationRequest calibration;
@@ -234,7 +273,7 @@ int main(int argc, char** argv) {
                         "Which bound must meet the target: best (default) or an analysis name of compare");
   calibrate->add_option("--max-steps", calibration.max_steps, "Largest number of steps tried (--for steps)");
   calibrate->add_flag("--json", calibrate_json, "Print the result as one JSON object");
-  calibrate->allow_extras();
+  calibrate->footer(kFooter);
   add_set(calibrate);
   std::string sweep_config, sweep_output;
   bool sweep_json = false;
@@ -244,7 +283,7 @@ int main(int argc, char** argv) {
   sweep->add_option("-o,--output", sweep_output, "Write the surfaces to this HDF5 file (docs/hdf5.md)");
   sweep->add_flag("--json", sweep_json, "Print the surfaces as one JSON object on stdout");
   sweep->add_flag("--quiet", quiet, "No progress line on stderr");
-  sweep->allow_extras();
+  sweep->footer(kFooter);
   add_set(sweep);
   bool analyses_json = false;
   auto* analyses = app.add_subcommand("analyses", "List the registered analyses: name, status, citation");
@@ -256,32 +295,55 @@ int main(int argc, char** argv) {
                        "Grid-refinement study of the finite-difference engine on CONFIG");
   validate->add_option("--grids", grids, "Number of grids of the study (cells doubled each time)")
       ->check(CLI::Range(2, 12));
-  validate->allow_extras();
+  validate->footer(kFooter);
 
+  rdpdyn::install_signal_handlers();
+  // rdpdyn's own arguments come before `--`, PETSc's after it.
+  std::vector<std::string> own, petsc_options;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      petsc_options.assign(argv + i + 1, argv + argc);
+      break;
+    }
+    own.emplace_back(argv[i]);
+  }
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 takes them last first
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitBadInput;
+    const int code = app.exit(e);
+    if (code == 0) return 0;  // --help, --version
+    std::fputs(near_misses(app, own).c_str(), stderr);
+    return kExitBadInput;
   }
 
   try {
-    if (*analyses) {
+    if (*analyses && petsc_options.empty()) {
       std::cout << (analyses_json ? rdpdyn::analysis_registry_json() + "\n" : rdpdyn::analysis_registry_table());
       return 0;
     }
+    if (!petsc_options.empty() && *analyses)
+      throw rdpdyn::SpecError("--", petsc_options.front(), "`rdpdyn analyses` takes no PETSc options");
     // PETSc starts here only under an MPI launcher or with PETSc options; else when an engine needs it.
-    rdpdyn::PetscSession petsc(&argc, &argv, rdpdyn::has_petsc_options(app.remaining(true)));
-    if (*solve) return run_solve(config_path, output, json, petsc, sets);
-    if (*sweep) return run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
-    if (*compare) return run_compare(compare_config, compare_output, compare_json, quiet, petsc, sets);
-    if (*calibrate) {
+    rdpdyn::PetscSession petsc(argv[0], petsc_options);
+    int code = 0;
+    if (*solve) code = run_solve(config_path, output, json, petsc, sets);
+    else if (*sweep) code = run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
+    else if (*compare) code = run_compare(compare_config, compare_output, compare_json, quiet, petsc, sets);
+    else if (*calibrate) {
       calibration.target = calibrate_for == "steps"              ? rdpdyn::CalibrationTarget::Steps
                            : calibrate_for == "noise_multiplier" ? rdpdyn::CalibrationTarget::NoiseMultiplier
                                                                  : rdpdyn::CalibrationTarget::Sigma;
-      return run_calibrate(calibrate_config, calibration, calibrate_json, petsc, sets);
+      code = run_calibrate(calibrate_config, calibration, calibrate_json, petsc, sets);
+    } else if (!convergence_config.empty()) code = run_convergence(convergence_config, grids, petsc);
+    else code = run_validate(petsc.rank());
+    // As -options_left: a PETSc option nothing read is most likely misspelt.
+    if (const auto unused = petsc.unused_options(); !unused.empty() && !petsc_options.empty()) {
+      if (petsc.rank() == 0)
+        for (const auto& o : unused) std::fprintf(stderr, "rdpdyn: error: PETSc option '%s' was never used (misspelt, or not used by this run's engine)\n", o.c_str());
+      return kExitBadInput;
     }
-    if (!convergence_config.empty()) return run_convergence(convergence_config, grids, petsc);
-    return run_validate(petsc.rank());
+    return code;
   } catch (const rdpdyn::SpecError& e) {
     std::fprintf(stderr, "rdpdyn: error: %s\n", e.what());
     return kExitBadInput;

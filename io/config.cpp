@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -705,12 +707,23 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
   return cfg;
 }
 
-RunConfig load_config(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+std::string read_config_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be read: " + ec.message());
+  if (std::filesystem::is_directory(status))
+    throw SpecError("CONFIG", "\"" + path.string() + "\"", "is a directory, not a configuration file");
+  if (!std::filesystem::is_regular_file(status))
+    throw SpecError("CONFIG", "\"" + path.string() + "\"", "is not a regular file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be opened for reading");
+  if (!in) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be opened for reading: " + std::string(std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_config_text(text.str(), path.string(), overrides);
+  return text.str();
+}
+
+RunConfig load_config(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+  return parse_config_text(read_config_file(path), path.string(), overrides);
 }
 
 }  // namespace rdpdyn

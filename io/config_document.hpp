@@ -1,6 +1,7 @@
 #pragma once
 // The configuration as a parsed TOML document, for readers that build many configurations from
 // one file (io/sweep_config.cpp: one per point of a sweep). io/config.hpp is the usual entry.
+#include <filesystem>
 #include <string>
 #include <toml.hpp>
 #include <vector>
@@ -8,6 +9,10 @@
 #include "models/run_config.hpp"
 
 namespace rdpdyn {
+
+/// The text of a configuration file; SpecError naming CONFIG when the path does not exist, is a
+/// directory or another non-regular file, or cannot be read (with the system's reason).
+std::string read_config_file(const std::filesystem::path& path);
 
 /// Parses TOML text; SpecError naming `source_name` when it is not valid TOML.
 toml::value parse_toml_document(const std::string& text, const std::string& source_name);

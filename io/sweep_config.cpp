@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "io/config_document.hpp"
 #include "io/toml_section.hpp"
@@ -141,11 +139,7 @@ SweepConfiguration SweepConfiguration::parse(const std::string& text, const std:
 }
 
 SweepConfiguration SweepConfiguration::load(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be opened for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path.string(), overrides);
+  return parse(read_config_file(path), path.string(), overrides);
 }
 
 const SweepSpec& SweepConfiguration::spec() const { return state_->spec; }

@@ -12,6 +12,7 @@
 
 #include "models/spec_error.hpp"
 #include "numerics/format_number.hpp"
+#include "numerics/near_miss.hpp"
 
 namespace rdpdyn {
 
@@ -82,7 +83,10 @@ class Section {
       if (!allowed.count(k)) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        throw SpecError(key(k), describe(v), "unknown key; allowed here: " + list);
+        const std::string near = closest_name(k, std::vector<std::string>(allowed.begin(), allowed.end()));
+        throw SpecError(key(k), describe(v),
+                        "unknown key" + (near.empty() ? std::string() : " (did you mean '" + key(near) + "'?)") +
+                            "; allowed here: " + list);
       }
   }
 

@@ -10,8 +10,12 @@ static_assert(std::is_same_v<PetscScalar, double>, "rdpdyn needs the real, doubl
 
 namespace rdpdyn {
 
-PetscSession::PetscSession(int* argc, char*** argv, bool petsc_options) : argc_(argc), argv_(argv) {
-  if (petsc_options || started_by_mpi_launcher()) require();
+PetscSession::PetscSession(std::string program, std::vector<std::string> petsc_options) {
+  const bool wanted = !petsc_options.empty();
+  arguments_.push_back(std::move(program));
+  for (auto& o : petsc_options) arguments_.push_back(std::move(o));
+  arguments_.push_back("-no_signal_handler");
+  if (wanted || started_by_mpi_launcher()) require();
 }
 
 PetscSession::~PetscSession() {
@@ -20,8 +24,25 @@ PetscSession::~PetscSession() {
 
 void PetscSession::require() {
   if (initialized_) return;
-  if (PetscInitialize(argc_, argv_, nullptr, nullptr) != 0) throw std::runtime_error("PetscInitialize failed");
+  for (auto& a : arguments_) argv_.push_back(a.data());
+  argv_.push_back(nullptr);
+  argc_ = static_cast<int>(arguments_.size());
+  argv_pointer_ = argv_.data();
+  if (PetscInitialize(&argc_, &argv_pointer_, nullptr, nullptr) != 0) throw std::runtime_error("PetscInitialize failed");
   initialized_ = true;
+}
+
+std::vector<std::string> PetscSession::unused_options() const {
+  std::vector<std::string> out;
+  if (!initialized_) return out;
+  PetscInt n = 0;
+  char** names = nullptr;
+  char** values = nullptr;
+  if (PetscOptionsLeftGet(nullptr, &n, &names, &values) != 0) return out;
+  for (PetscInt i = 0; i < n; ++i)
+    out.push_back("-" + std::string(names[i]) + (values[i] ? " " + std::string(values[i]) : std::string()));
+  PetscOptionsLeftRestore(nullptr, &n, &names, &values);
+  return out;
 }
 
 MPI_Comm PetscSession::comm() const { return initialized_ ? PETSC_COMM_WORLD : MPI_COMM_SELF; }

@@ -2,19 +2,23 @@
 // Ownership of PetscInitialize/PetscFinalize for the command line, initialised only when the run
 // needs it: PETSc (and with it MPI) costs a few hundred milliseconds of start-up (MPI_Init in
 // singleton mode), which the characteristics engine never needs. PETSc reads its own options
-// (-ts_type, -log_view, ...) from the command line and PETSC_OPTIONS once initialised.
+// (-ts_type, -log_view, ...) from the list given here (the command line after `--`) and from
+// PETSC_OPTIONS once initialised.
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 namespace rdpdyn {
 
 class PetscSession {
  public:
+  /// `program` is argv[0]; `petsc_options` the PETSc options of the command line (after `--`).
   /// Initialises PETSc at once when the process was started by an MPI launcher (every rank must
-  /// join collectively; see started_by_mpi_launcher) or when `petsc_options` (PETSc options on the
-  /// command line imply the user wants PETSc); otherwise only on require().
-  PetscSession(int* argc, char*** argv, bool petsc_options);
+  /// join collectively; see started_by_mpi_launcher) or when PETSc options are given (the user
+  /// wants PETSc); otherwise only on require(). PETSc's own signal handler is not installed
+  /// (-no_signal_handler): the command line's handlers remove temporary outputs instead.
+  PetscSession(std::string program, std::vector<std::string> petsc_options);
   ~PetscSession();
   PetscSession(const PetscSession&) = delete;
   PetscSession& operator=(const PetscSession&) = delete;
@@ -25,6 +29,10 @@ class PetscSession {
   /// PETSC_COMM_WORLD once initialised, else MPI_COMM_SELF (a constant; usable uninitialised
   /// only as a value, never in an MPI call: the engines of such a run make none).
   MPI_Comm comm() const;
+
+  /// The options given to PETSc (command line and PETSC_OPTIONS) that it never read, as
+  /// "-name value" (as -options_left reports them); empty when PETSc was not initialised.
+  std::vector<std::string> unused_options() const;
 
   /// PETSc's version string, e.g. "Petsc Release Version 3.18.5, ...".
   static std::string version();
@@ -37,21 +45,11 @@ class PetscSession {
   int size() const;
 
  private:
-  int* argc_;
-  char*** argv_;
+  std::vector<std::string> arguments_;  ///< program, the PETSc options, -no_signal_handler
+  std::vector<char*> argv_;
+  int argc_ = 0;
+  char** argv_pointer_ = nullptr;
   bool initialized_ = false;
 };
-
-/// True when `args` (what the command line parser left unparsed) hold a PETSc-style option: a
-/// single '-' followed by a letter, like -ts_type or -log_view.
-template <class Strings>
-bool has_petsc_options(const Strings& args) {
-  for (const auto& a : args) {
-    const std::string s(a);
-    if (s.size() >= 2 && s[0] == '-' && s[1] != '-' && ((s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z')))
-      return true;
-  }
-  return false;
-}
 
 }  // namespace rdpdyn

@@ -79,7 +79,7 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", cfg, "-o", os.path.join(tmp, "t.h5"))
     check("non-monotone table", r.returncode == 2 and "'initial.R[2]' = 0.2" in r.stderr, r.stderr)
     r = run("solve", os.path.join(tmp, "missing.toml"))
-    check("missing config exits 2", r.returncode == 2 and "cannot be opened" in r.stderr, r.stderr)
+    check("missing config exits 2 with the system's reason", r.returncode == 2 and "cannot be read: No such file or directory" in r.stderr, r.stderr)
     r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "-o", os.path.join(tmp, "no", "dir.h5"))
     check("missing output directory exits 2", r.returncode == 2 and "directory" in r.stderr, r.stderr)
 
@@ -237,9 +237,40 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("calibrate", tight, "--epsilon", "1", "--delta", "1e-5", "--analysis", "no-such-analysis")
     check("calibrate: unknown analysis exits 2", r.returncode == 2 and "'--analysis'" in r.stderr, r.stderr)
 
-    # PETSc options pass through the command line untouched.
-    r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "-log_view_memory")
-    check("PETSc options pass through", r.returncode == 0, r.stderr)
+    # PETSc options go after `--`; one PETSc never reads is an error (as -options_left reports it).
+    log = os.path.join(tmp, "log.txt")
+    r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "--", "-log_view", ":" + log)
+    check("PETSc options after -- pass through", r.returncode == 0 and os.path.exists(log), r.stderr)
+    r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "--", "-ts_typo", "rk")
+    check("an unused PETSc option: exit 2 naming it", r.returncode == 2 and "'-ts_typo rk' was never used" in r.stderr, r.stderr)
+    r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "-log_view")
+    check("a PETSc option before --: exit 2", r.returncode == 2 and "-log_view" in r.stderr, r.stderr)
+
+    # A strict command line: unknown options, extra arguments and misspelt subcommands are refused
+    # with exit 2 and a hint for near misses.
+    fig1_path = os.path.join(EXAMPLES, "figure1_lambda1.toml")
+    for args, needle in [
+        (["solve", fig1_path, "--jsno"], "did you mean '--json' instead of '--jsno'?"),
+        (["solv", fig1_path], "did you mean 'solve' instead of 'solv'?"),
+        (["compare", fig1_path, "--quite"], "did you mean '--quiet'"),
+        (["solve", fig1_path, "extra.toml"], "not expected: extra.toml"),
+        (["validate", "sc.toml"], "not expected: sc.toml"),
+        (["solve", EXAMPLES], "is a directory, not a configuration file"),
+        (["solve", fig1_path, "-o", tmp], "is a directory; give a file name"),
+        (["solve", fig1_path, "-o", "/proc/x.h5"], "cannot be written: No such file or directory"),
+        (["solve", fig1_path, "-o", os.path.join(tmp, "no", "x.h5")], "does not exist"),
+    ]:
+        r = run(*args)
+        check(f"strict: {' '.join(args[:1] + args[2:])}: exit 2", r.returncode == 2, (r.returncode, r.stderr))
+        check(f"strict: {' '.join(args[:1] + args[2:])}: message", needle in r.stderr, r.stderr)
+    r = run("solve", "--help")
+    check("--help documents exit codes and PETSc options", r.returncode == 0 and "Exit codes" in r.stdout and "after `--`" in r.stdout, r.stdout)
+    cfg_text = open(fig1_path).read().replace("gamma = 0.5", "gama = 0.5")
+    typo = os.path.join(tmp, "typo.toml")
+    with open(typo, "w") as f:
+        f.write(cfg_text)
+    r = run("solve", typo)
+    check("a misspelt key: did you mean", r.returncode == 2 and "did you mean 'analysis.gamma'?" in r.stderr, r.stderr)
 
     # --set KEY=VALUE overrides a key of the file, with the file's checks and messages.
     fig1 = os.path.join(EXAMPLES, "figure1_lambda1.toml")

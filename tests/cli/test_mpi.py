@@ -25,7 +25,7 @@ with tempfile.TemporaryDirectory() as tmp:
     one, two = os.path.join(tmp, "one.h5"), os.path.join(tmp, "two.h5")
     r1 = subprocess.run([RDPDYN, "solve", CONFIG, "-o", one], capture_output=True, text=True, env=env, timeout=600)
     check("serial run", r1.returncode == 0, r1.stderr)
-    r2 = subprocess.run([MPIEXEC, "-n", "2", RDPDYN, "solve", CONFIG, "-o", two, "-log_view", ":" + os.path.join(tmp, "log.txt")],
+    r2 = subprocess.run([MPIEXEC, "-n", "2", RDPDYN, "solve", CONFIG, "-o", two, "--", "-log_view", ":" + os.path.join(tmp, "log.txt")],
                         capture_output=True, text=True, env=env, timeout=600)
     check("mpiexec -n 2 run", r2.returncode == 0, r2.stdout + r2.stderr)
     with open(os.path.join(tmp, "log.txt")) as log:
