@@ -701,6 +701,15 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
     throw SpecError("orders", "max " + format_number(spec.orders.back()),
                     "must not exceed the largest tabulated order initial.alpha = " +
                         format_number(t->alpha.back()) + " (no sound extrapolation above the table)");
+  if (!root.has("analysis") || !root.table("analysis").has("gamma")) {
+    // The default gamma: the best certified choice the engine supports. The pointwise-optimal
+    // gamma minimises the PDI's right-hand side at every (alpha, t), so its bound is below every
+    // fixed gamma's (docs/math.md section 3.4); the characteristics engine needs data linear in
+    // alpha for it, else C21 Thm 2's gamma = 1/2.
+    spec.gamma_by_default = true;
+    spec.gamma = cfg.engine == "finite-difference" || is_linear_in_alpha(spec.initial) ? GammaChoice::optimal()
+                                                                                      : GammaChoice::fixed(0.5);
+  }
   if (cfg.engine == "characteristics") check_characteristics_engine(spec);
   else check_finite_difference_engine(cfg);
   check_model_assumptions(spec);

@@ -121,6 +121,9 @@ struct RunSpec {
   AlgorithmSpec algorithm;
   LsiSpec lsi;
   GammaChoice gamma = GammaChoice::fixed(0.5);
+  /// True when the configuration did not choose gamma: io/config.cpp then takes the best
+  /// certified choice of the engine (the pointwise-optimal gamma where it applies, else 1/2).
+  bool gamma_by_default = false;
   InitialCurve initial = ZeroCurve{};
   std::vector<double> orders;
   std::vector<ScheduledEvent> events;

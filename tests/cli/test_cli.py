@@ -246,6 +246,22 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--json", "-log_view")
     check("a PETSc option before --: exit 2", r.returncode == 2 and "-log_view" in r.stderr, r.stderr)
 
+    # The default gamma is the optimal one where the engine certifies it: below gamma = 1/2, which
+    # on a 10-step run lies above composition, and at most composition (gamma = 1 at every step is
+    # composition; the optimal gamma can only do better), up to the outward rounding.
+    ten = ["--set", "algorithm.steps=10", "--set", "orders.values=[10]"]
+    no_gamma = os.path.join(tmp, "no_gamma.toml")
+    with open(no_gamma, "w") as f:
+        f.write(open(os.path.join(EXAMPLES, "figure1_lambda1.toml")).read().replace("gamma = 0.5", ""))
+    default = json.loads(run("solve", no_gamma, "--json", *ten).stdout)
+    optimal = json.loads(run("solve", no_gamma, "--json", *ten, "--set", "analysis.gamma=optimal").stdout)
+    half = json.loads(run("solve", no_gamma, "--json", *ten, "--set", "analysis.gamma=0.5").stdout)
+    check("default gamma = optimal", default["R"] == optimal["R"], (default["R"], optimal["R"]))
+    check("default gamma below 1/2 (above composition) and at most composition",
+          default["R"][0] < half["R"][0] and half["R"][0] > default["closed_forms"]["composition"][0]
+          and default["R"][0] <= default["closed_forms"]["composition"][0] * (1 + 1e-13),
+          (default["R"], half["R"], default["closed_forms"]["composition"]))
+
     # A strict command line: unknown options, extra arguments and misspelt subcommands are refused
     # with exit 2 and a hint for near misses.
     fig1_path = os.path.join(EXAMPLES, "figure1_lambda1.toml")

@@ -64,8 +64,27 @@ TEST_CASE("The base configuration parses into the documented run", "[config]") {
   CHECK(cfg.spec.algorithm.phases[0].steps == 100);
   CHECK(cfg.spec.algorithm.phases[0].eta == 0.02);
   CHECK(cfg.spec.lsi.kind == LsiKind::StronglyConvex);
-  CHECK(cfg.spec.gamma.value == 0.5);  // default: C21 Thm 2's gamma
+  CHECK(cfg.spec.gamma.is_optimal());  // default: the best certified choice of the engine
+  CHECK(cfg.spec.gamma_by_default);
   CHECK(cfg.text == kBase);
+}
+
+TEST_CASE("The default gamma is the best the engine certifies: optimal where it applies, else 1/2", "[config]") {
+  // Data linear in alpha (the zero start): the characteristics engine's optimal gamma.
+  CHECK(parse_config_text(kBase, "t").spec.gamma.is_optimal());
+  // Tabulated (nonlinear) initial data: the characteristics engine has no optimal gamma there.
+  const std::string table = kBase + "[initial]\nkind = \"table\"\nalpha = [1.5, 100]\nR = [0.001, 0.1]\n";
+  const RunConfig fixed = parse_config_text(table, "t");
+  CHECK_FALSE(fixed.spec.gamma.is_optimal());
+  CHECK(fixed.spec.gamma.value == 0.5);
+  CHECK(fixed.spec.gamma_by_default);
+  // ... while the finite-difference engine certifies the optimal gamma for any data.
+  const RunConfig fd = parse_config_text(table + "[analysis]\nengine = \"finite-difference\"\n", "t");
+  CHECK(fd.spec.gamma.is_optimal());
+  // A stated gamma is kept.
+  const RunConfig stated = parse_config_text(kBase + "[analysis]\ngamma = 0.5\n", "t");
+  CHECK(stated.spec.gamma.value == 0.5);
+  CHECK_FALSE(stated.spec.gamma_by_default);
 }
 
 TEST_CASE("Orders may be log-spaced in alpha - 1", "[config]") {
