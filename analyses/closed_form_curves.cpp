@@ -1,65 +1,113 @@
 #include "analyses/closed_form_curves.hpp"
 
+#include <optional>
+#include <stdexcept>
+#include <string>
+
 #include "analyses/chourasia_2021.hpp"
 #include "models/privacy_model.hpp"
 
 namespace rdpdyn {
-namespace {
 
-/// sum_k S_g,k^2 eta_k / sigma_k^2 over the steps completed at each record (C21 Thm 1, App. E).
-std::vector<double> rate_sums(const AlgorithmSpec& a, const Solution& sol) {
-  std::vector<double> out(sol.record_count());
-  std::size_t r = 0;
-  double acc = 0.0;
-  std::int64_t k = 0;
-  for (const auto& p : a.phases)
-    for (std::int64_t i = 0; i < p.steps; ++i) {
-      while (r < sol.record_count() && sol.steps[r] == k) out[r++] = acc;
-      const double Sk = p.sensitivity.value_or(a.sensitivity);
-      acc += Sk * Sk * p.eta / (p.sigma * p.sigma);
-      ++k;
+struct ClosedFormRows::State {
+  std::vector<double> orders;
+  std::vector<ClosedFormLabel> labels;
+  std::vector<C21Form> forms;  ///< the applicable C21 forms, in label order
+  std::vector<std::vector<double>> rows;
+  std::int64_t last_step = 0;
+
+  // sum_k S_g,k^2 eta_k / sigma_k^2 over the completed steps (C21 Thm 1, App. E), added one
+  // step at a time in run order.
+  AlgorithmSpec algorithm;
+  std::size_t phase = 0;
+  std::int64_t in_phase = 0, summed_steps = 0;
+  double rate_sum = 0.0;
+
+  double rate_sum_through(std::int64_t step) {
+    const auto& phases = algorithm.phases;
+    while (summed_steps < step && phase < phases.size()) {
+      const Phase& p = phases[phase];
+      if (in_phase >= p.steps) {
+        ++phase;
+        in_phase = 0;
+        continue;
+      }
+      const double Sk = p.sensitivity.value_or(algorithm.sensitivity);
+      rate_sum += Sk * Sk * p.eta / (p.sigma * p.sigma);
+      ++in_phase;
+      ++summed_steps;
     }
-  while (r < sol.record_count()) out[r++] = acc;
-  return out;
+    return rate_sum;
+  }
+
+  // Quadratic losses: the iterates are Gaussian; exact divergences, worst case over the pairs
+  // allowed by S_g and, if given, the configured pair (models/quadratic_exact.hpp). The laws are
+  // walked from record to record; the problem is validated at the first record.
+  bool quadratic = false;
+  quadratic::QuadraticProblem problem;
+  std::optional<Eigen::VectorXd> pair_delta;  ///< x - x' of the configured pair
+  Eigen::VectorXd pair_gradient;              ///< v = H (x - x')
+  std::optional<quadratic::StepLawWalk> walk;
+};
+
+ClosedFormRows::ClosedFormRows(const RunSpec& spec) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.orders = spec.orders;
+  s.algorithm = spec.algorithm;
+  for (auto& form : c21_closed_forms(spec, thm2_gamma(spec))) {
+    if (!form.refusal.empty()) continue;
+    s.labels.push_back({form.name, form.citation, form.role});
+    s.forms.push_back(std::move(form));
+  }
+  s.quadratic = quadratic_exact_applies(spec);
+  if (s.quadratic) {
+    s.problem = quadratic_problem_of(spec);
+    s.labels.push_back({"quadratic-exact", "exact Renyi divergence of the Gaussian iterates, worst pair (|H (x-x')| <= S_g)",
+                        "exact"});
+    if (spec.quadratic->pair) {
+      s.pair_delta = Eigen::Map<const Eigen::VectorXd>(spec.quadratic->pair->data(),
+                                                       static_cast<Eigen::Index>(spec.quadratic->pair->size()));
+      s.labels.push_back({"quadratic-exact-pair", "exact Renyi divergence of the Gaussian iterates, the configured pair",
+                          "exact"});
+    }
+  }
+  s.rows.assign(s.labels.size(), std::vector<double>(s.orders.size()));
 }
 
-}  // namespace
+ClosedFormRows::~ClosedFormRows() = default;
 
-std::vector<ClosedFormCurves> applicable_closed_forms(const RunSpec& spec, const Solution& sol) {
-  std::vector<ClosedFormCurves> out;
-  const std::vector<double> sums = rate_sums(spec.algorithm, sol);
-  for (const auto& form : c21_closed_forms(spec, thm2_gamma(spec))) {
-    if (!form.refusal.empty()) continue;
-    ClosedFormCurves curves{form.name, form.citation, form.role, {}};
-    curves.R.reserve(sol.record_count() * sol.orders.size());
-    for (std::size_t r = 0; r < sol.record_count(); ++r) {
-      const C21Point at{static_cast<double>(sol.steps[r]), sol.times[r], sums[r]};
-      for (double alpha : sol.orders) curves.R.push_back(form.value(alpha, at));
-    }
-    out.push_back(std::move(curves));
+const std::vector<ClosedFormLabel>& ClosedFormRows::labels() const { return state_->labels; }
+const std::vector<std::vector<double>>& ClosedFormRows::rows() const { return state_->rows; }
+
+const std::vector<std::vector<double>>& ClosedFormRows::evaluate(std::int64_t step, double t) {
+  State& s = *state_;
+  if (step < s.last_step)
+    throw std::invalid_argument("closed forms: record at step " + std::to_string(step) + " after step " +
+                                std::to_string(s.last_step) + " (records come in step order)");
+  s.last_step = step;
+  const C21Point at{static_cast<double>(step), t, s.rate_sum_through(step)};
+  std::size_t i = 0;
+  for (const C21Form& form : s.forms) {
+    std::vector<double>& row = s.rows[i++];
+    for (std::size_t j = 0; j < s.orders.size(); ++j) row[j] = form.value(s.orders[j], at);
   }
-
-  if (quadratic_exact_applies(spec)) {
-    // The iterates are Gaussian: exact divergences, worst case over pairs allowed by S_g and, if
-    // given, the configured pair (models/quadratic_exact.hpp).
-    const auto problem = quadratic_problem_of(spec);
-    const std::int64_t K = sol.steps.empty() ? 0 : sol.steps.back();
-    auto on_grid = [&](const std::vector<double>& slopes) {
-      std::vector<double> R;
-      for (std::size_t r = 0; r < sol.record_count(); ++r)
-        for (double alpha : sol.orders) R.push_back(alpha * slopes[static_cast<std::size_t>(sol.steps[r])]);
-      return R;
-    };
-    out.push_back({"quadratic-exact", "exact Renyi divergence of the Gaussian iterates, worst pair (|H (x-x')| <= S_g)",
-                   "exact", on_grid(quadratic::worst_case_rdp_slopes(problem, K))});
-    if (spec.quadratic->pair) {
-      const Eigen::VectorXd delta = Eigen::Map<const Eigen::VectorXd>(
-          spec.quadratic->pair->data(), static_cast<Eigen::Index>(spec.quadratic->pair->size()));
-      out.push_back({"quadratic-exact-pair", "exact Renyi divergence of the Gaussian iterates, the configured pair",
-                     "exact", on_grid(quadratic::exact_rdp_slopes(problem, delta, K))});
+  if (!s.quadratic) return s.rows;
+  if (!s.walk) {
+    s.walk.emplace(s.problem);
+    if (s.pair_delta) {
+      if (s.pair_delta->size() != s.problem.dimension())
+        throw std::invalid_argument("quadratic model: pair must have dimension " + std::to_string(s.problem.dimension()));
+      s.pair_gradient = s.problem.hessian * *s.pair_delta;
     }
   }
-  return out;
+  const quadratic::GaussianPair& laws = s.walk->at(step);
+  auto fill = [&](double slope) {  // R_alpha = alpha w: every quadratic divergence is linear in alpha
+    std::vector<double>& row = s.rows[i++];
+    for (std::size_t j = 0; j < s.orders.size(); ++j) row[j] = s.orders[j] * slope;
+  };
+  fill(quadratic::worst_case_rdp_slope(laws, s.problem.sensitivity));
+  if (s.pair_delta) fill(quadratic::rdp_slope(laws, s.pair_gradient));
+  return s.rows;
 }
 
 }  // namespace rdpdyn

@@ -1,10 +1,13 @@
 // Benchmarks of the characteristics engine (Google Benchmark).
 //   build/rdpdyn_bench                       all benchmarks
 //   build/rdpdyn_bench --benchmark_filter=Figure1
-// Counters: "step_orders/s" = steps x orders processed per second.
+// Counters: "step_orders/s" = steps x orders processed per second; for BM_FinalRowOnly, the
+// time per step and the process's peak resident set size so far.
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <cmath>
+#include <string>
 
 #include "io/config.hpp"
 #include "commands/solve.hpp"
@@ -66,6 +69,34 @@ void BM_Figure1Example(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Figure1Example)->Unit(benchmark::kMillisecond);
+
+/// `rdpdyn solve` in process on the README's memory run (noisy GD, LSI recursion, gamma = 1/2,
+/// 4096 orders) recording only the final row, at 10^3 .. 10^7 steps: the program is one phase
+/// and the closed forms are evaluated per record, so the time per step and the memory should not
+/// grow with the number of steps.
+void BM_FinalRowOnly(benchmark::State& state) {
+  const std::int64_t steps = state.range(0);
+  const std::string text = "[orders]\nmin = 1.01\nmax = 1000\ncount = 4096\n"
+                           "[algorithm]\nkind = \"noisy-gd\"\nsteps = " + std::to_string(steps) +
+                           "\neta = 0.02\nsigma = 0.05\nn = 5000\nsensitivity = 4.0\n"
+                           "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n"
+                           "[analysis]\ngamma = 0.5\n"
+                           "[output]\nrecord_steps = [" + std::to_string(steps) + "]\n";
+  const RunConfig cfg = parse_config_text(text, "bench");
+  EngineRegistry engines;
+  engines.add(make_characteristics_engine());
+  for (auto _ : state) {
+    RunReport report = solve_run(cfg, engines);
+    benchmark::DoNotOptimize(report.solution.R.data());
+  }
+  state.counters["time/step"] =
+      benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["steps/s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsIterationInvariantRate);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: kB
+}
+BENCHMARK(BM_FinalRowOnly)->RangeMultiplier(10)->Range(1000, 10000000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

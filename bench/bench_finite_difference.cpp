@@ -70,7 +70,7 @@ void BM_HandLoop(benchmark::State& state) {
   // Arrays with 2 ghost cells on the left and 1 on the right, indexed from cell 0 at offset 2.
   std::vector<double> u(n + 3), u1(n + 3), u2(n + 3), u3(n + 3), f(n + 3), alpha(n);
   for (std::size_t i = 0; i < n; ++i) alpha[i] = 1.0 + std::exp(y_min + (static_cast<double>(i) + 0.5) * dy);
-  const DiffusionInterval& iv = s.program.steps[0].diffusion;
+  const DiffusionInterval& iv = s.program.step(0).diffusion;
   const double gamma = 0.5;
   auto rhs = [&](std::vector<double>& w, double t) {
     w[1] = w[2] * alpha[0] / (1.0 + std::exp(y_min - 0.5 * dy));  // inflow closure, as the engine

@@ -38,20 +38,30 @@ std::string gamma_text(const RunSpec& spec) {
   return "fixed " + format_number(spec.gamma.value);
 }
 
-/// Keeps the record index (for the closed forms) and passes every record on to the sink.
+/// Evaluates the closed forms at each record, passes both on to the sink and keeps the last
+/// record (its R is EngineSummary::final_R).
 class RecordKeeper final : public RecordObserver {
  public:
-  explicit RecordKeeper(ReportSink* sink) : sink_(sink) {}
-  Solution index;  // orders, times, steps, lsi constants; R stays empty
+  RecordKeeper(const RunSpec& spec, ReportSink* sink) : closed_forms(spec), sink_(sink) {}
+  ClosedFormRows closed_forms;
+  bool recorded = false;
+  std::int64_t last_step = 0;
+  double last_t = 0.0, last_lsi_constant = 0.0;
+
   void record(const EngineRecord& row) override {
-    index.steps.push_back(row.step);
-    index.times.push_back(row.t);
-    index.lsi_constant.push_back(row.lsi_constant);
-    if (sink_) sink_->record(row);
+    const auto& rows = closed_forms.evaluate(row.step, row.t);
+    recorded = true;
+    last_step = row.step;
+    last_t = row.t;
+    last_lsi_constant = row.lsi_constant;
+    if (!sink_) return;
+    spans_.assign(rows.begin(), rows.end());
+    sink_->record(row, spans_);
   }
 
  private:
   ReportSink* sink_;
+  std::vector<std::span<const double>> spans_;
 };
 
 }  // namespace
@@ -81,9 +91,8 @@ RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, Repo
   const Engine& engine = configured_engine(config, engines);
   RunReport report;
   report.metadata = metadata_of(config, engine);
-  if (sink) sink->begin(report.metadata, spec.orders, engine.row_series());
-  RecordKeeper keeper(sink);
-  keeper.index.orders = spec.orders;
+  RecordKeeper keeper(spec, sink);
+  if (sink) sink->begin(report.metadata, spec.orders, engine.row_series(), keeper.closed_forms.labels());
   EngineSummary summary = solve_configured_run(config, engines, keeper);
   report.per_order = std::move(summary.per_order);
   report.extra_attributes = std::move(summary.attributes);
@@ -109,21 +118,18 @@ RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, Repo
         (slope ? "alpha in [1.001, 10000] (R = alpha w, data linear in alpha) and the recorded orders"
                : "the recorded orders");
   }
-  const std::vector<ClosedFormCurves> closed_forms = applicable_closed_forms(spec, keeper.index);
-  if (sink) sink->finish(closed_forms, report.per_order, report.extra_attributes);
+  if (sink) sink->finish(report.per_order, report.extra_attributes);
 
   // The final record: what the JSON summary and the table print.
-  const Solution& ix = keeper.index;
-  report.solution.orders = ix.orders;
-  if (ix.record_count() == 0) return report;  // ranks other than 0 of a distributed solve
-  const std::size_t last = ix.record_count() - 1, K = ix.orders.size();
-  report.solution.times = {ix.times[last]};
-  report.solution.steps = {ix.steps[last]};
-  report.solution.lsi_constant = {ix.lsi_constant[last]};
+  report.solution.orders = spec.orders;
+  if (!keeper.recorded) return report;  // ranks other than 0 of a distributed solve
+  report.solution.times = {keeper.last_t};
+  report.solution.steps = {keeper.last_step};
+  report.solution.lsi_constant = {keeper.last_lsi_constant};
   report.solution.R = summary.final_R;
-  for (const auto& cf : closed_forms)
-    report.closed_forms.push_back({cf.name, cf.citation, cf.role,
-                                   std::vector<double>(cf.R.begin() + static_cast<std::ptrdiff_t>(last * K), cf.R.end())});
+  const auto& labels = keeper.closed_forms.labels();
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    report.closed_forms.push_back({labels[i].name, labels[i].citation, labels[i].role, keeper.closed_forms.rows()[i]});
   return report;
 }
 

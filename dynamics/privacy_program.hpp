@@ -1,6 +1,10 @@
 #pragma once
 // A privacy program: the run described as data. A sequence of steps, each a diffusion interval
 // of the PDI (C21 eq. (13)) framed by boundary events. Engines fold over it.
+//
+// Steps are stored by phases of identical steps (a step and a repeat count), so memory follows
+// what differs along the run, not its length: 10^6 steps of one schedule are one record.
+#include <cstdint>
 #include <vector>
 
 #include "dynamics/gamma_choice.hpp"
@@ -25,16 +29,52 @@ struct ProgramStep {
   GammaChoice gamma;
 };
 
-struct PrivacyProgram {
+/// `count` consecutive copies of `step` (count >= 1).
+struct ProgramPhase {
+  ProgramStep step;
+  std::int64_t count;
+};
+
+class PrivacyProgram {
+ public:
   /// Inverse LSI constant of the (common) initial law; 0 for a point initialisation.
   double initial_inverse_lsi = kPointMassInverseLsi;
-  std::vector<ProgramStep> steps;
 
-  double total_time() const {
-    double t = 0.0;
-    for (const auto& s : steps) t += s.diffusion.duration;
-    return t;
+  const std::vector<ProgramPhase>& phases() const { return phases_; }
+  std::int64_t step_count() const { return ends_.empty() ? 0 : ends_.back(); }
+  /// Index of the first step of phase i.
+  std::int64_t phase_begin(std::size_t i) const { return i == 0 ? 0 : ends_[i - 1]; }
+
+  /// The sum of the step durations, added step by step in order.
+  double total_time() const;
+
+  /// Appends `count` copies of `step` as one phase (nothing when count <= 0).
+  void append(ProgramStep step, std::int64_t count = 1);
+
+  /// Step k (0-based; binary search over the phases). Throws std::out_of_range.
+  const ProgramStep& step(std::int64_t k) const;
+
+  /// Splits the phase holding step k so that step k is a phase of its own, and returns it: an
+  /// event attached to it concerns that step alone. Throws std::out_of_range.
+  ProgramStep& isolate(std::int64_t k);
+
+  /// Steps [begin, end) as a program with the same initial law (callers set another).
+  /// Throws std::out_of_range unless 0 <= begin <= end <= step_count().
+  PrivacyProgram slice(std::int64_t begin, std::int64_t end) const;
+
+  /// Calls f(k, step) for every step k = 0 .. step_count() - 1, in order.
+  template <typename F>
+  void for_each_step(F&& f) const {
+    std::int64_t k = 0;
+    for (const ProgramPhase& phase : phases_)
+      for (std::int64_t i = 0; i < phase.count; ++i, ++k) f(k, phase.step);
   }
+
+ private:
+  std::size_t phase_index(std::int64_t k) const;
+
+  std::vector<ProgramPhase> phases_;
+  std::vector<std::int64_t> ends_;  ///< ends_[i]: one past the last step of phase i
 };
 
 }  // namespace rdpdyn

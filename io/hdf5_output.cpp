@@ -397,9 +397,11 @@ struct Hdf5ReportStream::State {
   hsize_t capacity = 0;
   std::vector<std::string> series_names;
   std::set<std::string> extras_names;  // taken under /extras
+  std::vector<std::string> closed_form_names;
   H5::H5File file;
   H5::DataSet t, step, lsi, R;
   std::vector<H5::DataSet> series;
+  std::vector<H5::DataSet> closed_forms;
   bool writing = false;  // the temporary exists and finish() has not succeeded
 
   void check_writing() const {
@@ -409,6 +411,7 @@ struct Hdf5ReportStream::State {
   std::vector<H5::DataSet*> record_datasets() {
     std::vector<H5::DataSet*> all{&t, &step, &lsi, &R};
     for (H5::DataSet& dataset : series) all.push_back(&dataset);
+    for (H5::DataSet& dataset : closed_forms) all.push_back(&dataset);
     return all;
   }
 
@@ -456,7 +459,8 @@ struct Hdf5ReportStream::State {
 
 Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<double> orders,
                                    const RunMetadata& metadata,
-                                   std::vector<RowSeriesSpec> row_series)
+                                   std::vector<RowSeriesSpec> row_series,
+                                   const std::vector<ClosedFormLabel>& closed_forms)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.path = std::move(path);
@@ -469,6 +473,11 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
   for (const RowSeriesSpec& spec : row_series) {
     check_name(s.path, "extras", spec.name, s.extras_names);
     s.series_names.push_back(spec.name);
+  }
+  std::set<std::string> closed_form_names;
+  for (const ClosedFormLabel& label : closed_forms) {
+    check_name(s.path, "closed form", label.name, closed_form_names);
+    s.closed_form_names.push_back(label.name);
   }
 
   s.tmp = temporary_sibling(s.path);
@@ -487,7 +496,14 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
     write_string_attribute(s.R, "units", kUnitsRdp);
     write_string_attribute(s.R, "description", kDescriptionR);
 
-    create_ordered_group(s.file, "closed_forms");  // filled by finish()
+    // Closed forms are rows too: one per record, appended with it.
+    const H5::Group closed_forms_group = create_ordered_group(s.file, "closed_forms");
+    for (const ClosedFormLabel& label : closed_forms) {
+      s.closed_forms.push_back(create_row_dataset<double>(closed_forms_group, label.name, {s.orders}));
+      write_string_attribute(s.closed_forms.back(), "citation", label.citation);
+      write_string_attribute(s.closed_forms.back(), "role", label.role);
+      write_string_attribute(s.closed_forms.back(), "units", kUnitsRdp);
+    }
     const H5::Group extras = create_ordered_group(s.file, "extras");
     for (const RowSeriesSpec& spec : row_series) {
       s.series.push_back(create_row_dataset<double>(extras, spec.name, {s.orders}));
@@ -518,7 +534,8 @@ std::size_t Hdf5ReportStream::record_count() const { return state_->records; }
 
 void Hdf5ReportStream::append_record(std::int64_t step, double t, double lsi_constant,
                                      std::span<const double> R,
-                                     const std::vector<std::span<const double>>& series_rows) {
+                                     const std::vector<std::span<const double>>& series_rows,
+                                     const std::vector<std::span<const double>>& closed_form_rows) {
   State& s = *state_;
   s.check_writing();
   // Checked before writing anything, so a bad call leaves the stream as it was.
@@ -529,6 +546,14 @@ void Hdf5ReportStream::append_record(std::int64_t step, double t, double lsi_con
   }
   for (std::size_t i = 0; i < series_rows.size(); ++i) {
     check_length(s.path, "a row of '" + s.series_names[i] + "'", series_rows[i].size(), s.orders);
+  }
+  if (closed_form_rows.size() != s.closed_forms.size()) {
+    fail(s.path, "append_record needs a row for each of the " + std::to_string(s.closed_forms.size()) +
+                     " closed forms. Found " + std::to_string(closed_form_rows.size()));
+  }
+  for (std::size_t i = 0; i < closed_form_rows.size(); ++i) {
+    check_length(s.path, "a row of closed form '" + s.closed_form_names[i] + "'", closed_form_rows[i].size(),
+                 s.orders);
   }
   s.guard("append a record", [&] {
     if (s.records == s.capacity) {
@@ -542,22 +567,19 @@ void Hdf5ReportStream::append_record(std::int64_t step, double t, double lsi_con
     for (std::size_t i = 0; i < series_rows.size(); ++i) {
       write_row(s.series[i], s.records, series_rows[i].data());
     }
+    for (std::size_t i = 0; i < closed_form_rows.size(); ++i) {
+      write_row(s.closed_forms[i], s.records, closed_form_rows[i].data());
+    }
     ++s.records;
   });
 }
 
-void Hdf5ReportStream::finish(const std::vector<ClosedFormCurves>& closed_forms,
-                              const std::vector<PerOrderVector>& per_order,
+void Hdf5ReportStream::finish(const std::vector<PerOrderVector>& per_order,
                               const std::map<std::string, std::string>& extra_attributes) {
   State& s = *state_;
   s.check_writing();
   const hsize_t records = s.records;
   const hsize_t orders = s.orders;
-  std::set<std::string> closed_form_names;
-  for (const ClosedFormCurves& curves : closed_forms) {
-    check_name(s.path, "closed form", curves.name, closed_form_names);
-    check_length(s.path, "closed form '" + curves.name + "'", curves.R.size(), records * orders);
-  }
   std::set<std::string> extras_names = s.extras_names;  // a copy: failed checks change nothing
   for (const PerOrderVector& vector : per_order) {
     check_name(s.path, "extras", vector.name, extras_names);
@@ -568,13 +590,6 @@ void Hdf5ReportStream::finish(const std::vector<ClosedFormCurves>& closed_forms,
   s.guard("finish", [&] {
     for (const H5::DataSet* dataset : s.record_datasets()) set_rows(*dataset, records);
     {
-      const H5::Group group = s.file.openGroup("closed_forms");
-      for (const ClosedFormCurves& curves : closed_forms) {
-        const H5::DataSet dataset = write_dataset(group, curves.name, curves.R, {records, orders});
-        write_string_attribute(dataset, "citation", curves.citation);
-        write_string_attribute(dataset, "role", curves.role);
-        write_string_attribute(dataset, "units", kUnitsRdp);
-      }
       const H5::Group extras = s.file.openGroup("extras");
       for (const PerOrderVector& vector : per_order) {
         const H5::DataSet dataset = write_dataset(extras, vector.name, vector.values, {orders});
@@ -615,16 +630,24 @@ void write_report_hdf5(const std::filesystem::path& path, const RunReport& repor
     check_length(path, "row series '" + series.name + "'", series.values.size(), records * orders);
     specs.push_back({series.name, series.description, series.units});
   }
+  std::vector<ClosedFormLabel> labels;
+  for (const ClosedFormCurves& curves : report.closed_forms) {
+    check_length(path, "closed form '" + curves.name + "'", curves.R.size(), records * orders);
+    labels.push_back({curves.name, curves.citation, curves.role});
+  }
 
-  Hdf5ReportStream stream(path, s.orders, report.metadata, std::move(specs));
-  std::vector<std::span<const double>> rows(report.row_series.size());
+  Hdf5ReportStream stream(path, s.orders, report.metadata, std::move(specs), labels);
+  std::vector<std::span<const double>> rows(report.row_series.size()), closed_form_rows(labels.size());
   for (std::size_t i = 0; i < records; ++i) {
     for (std::size_t j = 0; j < rows.size(); ++j) {
       rows[j] = std::span(report.row_series[j].values).subspan(i * orders, orders);
     }
-    stream.append_record(s.steps[i], s.times[i], s.lsi_constant[i], s.row(i), rows);
+    for (std::size_t j = 0; j < closed_form_rows.size(); ++j) {
+      closed_form_rows[j] = std::span(report.closed_forms[j].R).subspan(i * orders, orders);
+    }
+    stream.append_record(s.steps[i], s.times[i], s.lsi_constant[i], s.row(i), rows, closed_form_rows);
   }
-  stream.finish(report.closed_forms, report.per_order, report.extra_attributes);
+  stream.finish(report.per_order, report.extra_attributes);
 }
 
 RunReport read_report_hdf5(const std::filesystem::path& path) {

@@ -23,23 +23,26 @@ class Hdf5ReportStream {
  public:
   /// Creates a temporary sibling of `path` (nothing appears at `path` until finish()), writes
   /// /orders, the root metadata attributes, and creates the extendible (chunked) datasets
-  /// /t, /step, /lsi_constant, /R and /extras/<name> for each row series.
+  /// /t, /step, /lsi_constant, /R, /extras/<name> for each row series and /closed_forms/<name>
+  /// for each closed form.
   Hdf5ReportStream(std::filesystem::path path, std::vector<double> orders,
-                   const RunMetadata& metadata, std::vector<RowSeriesSpec> row_series = {});
+                   const RunMetadata& metadata, std::vector<RowSeriesSpec> row_series = {},
+                   const std::vector<ClosedFormLabel>& closed_forms = {});
   /// If finish() was not called: closes and removes the temporary. Never throws.
   ~Hdf5ReportStream();
   Hdf5ReportStream(const Hdf5ReportStream&) = delete;
   Hdf5ReportStream& operator=(const Hdf5ReportStream&) = delete;
 
-  /// Appends one record: R and each row series (in the order given to the constructor) have
-  /// orders.size() values. A wrong length throws before anything is written.
+  /// Appends one record: R, each row series and each closed-form row (both in the order given
+  /// to the constructor) have orders.size() values. A wrong count or length throws before
+  /// anything is written.
   void append_record(std::int64_t step, double t, double lsi_constant, std::span<const double> R,
-                     const std::vector<std::span<const double>>& series_rows = {});
+                     const std::vector<std::span<const double>>& series_rows = {},
+                     const std::vector<std::span<const double>>& closed_form_rows = {});
 
-  /// Writes the closed forms (shape records x orders), the per-order vectors and extra root
-  /// string attributes, flushes, closes, and renames the temporary to `path` (atomic).
-  void finish(const std::vector<ClosedFormCurves>& closed_forms,
-              const std::vector<PerOrderVector>& per_order = {},
+  /// Writes the per-order vectors and extra root string attributes, flushes, closes, and
+  /// renames the temporary to `path` (atomic).
+  void finish(const std::vector<PerOrderVector>& per_order = {},
               const std::map<std::string, std::string>& extra_attributes = {});
 
   std::size_t record_count() const;
@@ -54,16 +57,17 @@ class Hdf5ReportSink final : public ReportSink {
  public:
   explicit Hdf5ReportSink(std::filesystem::path path) : path_(std::move(path)) {}
   void begin(const RunMetadata& metadata, std::span<const double> orders,
-             const std::vector<RowSeriesSpec>& row_series) override {
+             const std::vector<RowSeriesSpec>& row_series,
+             const std::vector<ClosedFormLabel>& closed_forms) override {
     stream_ = std::make_unique<Hdf5ReportStream>(path_, std::vector<double>(orders.begin(), orders.end()),
-                                                 metadata, row_series);
+                                                 metadata, row_series, closed_forms);
   }
-  void record(const EngineRecord& row) override {
-    stream_->append_record(row.step, row.t, row.lsi_constant, row.R, row.extras);
+  void record(const EngineRecord& row, const std::vector<std::span<const double>>& closed_forms) override {
+    stream_->append_record(row.step, row.t, row.lsi_constant, row.R, row.extras, closed_forms);
   }
-  void finish(const std::vector<ClosedFormCurves>& closed_forms, const std::vector<PerOrderVector>& per_order,
+  void finish(const std::vector<PerOrderVector>& per_order,
               const std::map<std::string, std::string>& attributes) override {
-    stream_->finish(closed_forms, per_order, attributes);
+    stream_->finish(per_order, attributes);
   }
 
  private:

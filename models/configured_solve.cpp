@@ -84,7 +84,7 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
     }
     const PrivacyProgram program = build_program(spec);
     EngineSummary summary = engine.solve(program, spec.initial, spec.orders, settings, rounding);
-    round_final_row(summary, static_cast<std::int64_t>(program.steps.size()));
+    round_final_row(summary, program.step_count());
     return summary;
   } catch (const std::domain_error& e) {  // a user function left its domain
     const bool gamma = std::string(e.what()).rfind("gamma", 0) == 0;

@@ -22,7 +22,7 @@ Solution shuffle_worst_case(const RunSpec& spec, const CharacteristicsOptions& o
   const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
   std::vector<PrivacyProgram> programs;
   for (std::int64_t j = 0; j < per_epoch; ++j) programs.push_back(build_noisy_sgd_program(spec, j));
-  const std::int64_t total = static_cast<std::int64_t>(programs.front().steps.size());
+  const std::int64_t total = programs.front().step_count();
 
   Solution out;
   out.orders = spec.orders;
@@ -39,9 +39,8 @@ Solution shuffle_worst_case(const RunSpec& spec, const CharacteristicsOptions& o
   for (std::int64_t start = 0; start < total; start += per_epoch) {
     double worst = 0.0, t_end = t, lsi_end = inverse_lsi;
     for (const auto& full : programs) {
-      PrivacyProgram epoch;
+      PrivacyProgram epoch = full.slice(start, std::min(total, start + per_epoch));
       epoch.initial_inverse_lsi = inverse_lsi;
-      epoch.steps.assign(full.steps.begin() + start, full.steps.begin() + std::min(total, start + per_epoch));
       const Solution s = solve_by_characteristics(epoch, LinearCurve{w}, one_order, {RecordPlan{0, {}}, options.tolerance});
       worst = std::max(worst, s.final_row()[0] / one_order[0]);
       t_end = t + s.times.back();

@@ -54,12 +54,13 @@ void check_smoothness(const LsiSpec& lsi, bool need_strong_convexity) {
 void attach_events(const RunSpec& spec, PrivacyProgram& program) {
   std::ptrdiff_t zero_step_events = 0;
   for (const auto& e : spec.events) {
-    if (program.steps.empty()) return;
-    if (e.after_step == 0)  // before anything of step 1, including its gradient map
-      program.steps.front().before.insert(program.steps.front().before.begin() + zero_step_events++,
-                                          e.event);
-    else
-      program.steps[static_cast<std::size_t>(e.after_step - 1)].after.push_back(e.event);
+    if (program.step_count() == 0) return;
+    if (e.after_step == 0) {  // before anything of step 1, including its gradient map
+      ProgramStep& first = program.isolate(0);
+      first.before.insert(first.before.begin() + zero_step_events++, e.event);
+    } else {
+      program.isolate(e.after_step - 1).after.push_back(e.event);
+    }
   }
 }
 
@@ -162,32 +163,30 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
       break;
   }
 
-  program.steps.reserve(static_cast<std::size_t>(spec.total_steps()));
+  // Every step of a configured phase is the same step: one program phase each.
   for (const auto& phase : a.phases) {
     const GammaChoice gamma = phase.gamma ? GammaChoice::fixed(*phase.gamma) : spec.gamma;
     const double Sv = phase.sensitivity.value_or(a.sensitivity) / a.n;  // C21 Lemma 4: S_g / n
-    for (std::int64_t i = 0; i < phase.steps; ++i) {
-      ProgramStep step{{}, {phase.eta, phase.sigma, Sv, ConstantLsi{1.0}}, {}, gamma};
-      switch (lsi.kind) {
-        case LsiKind::Constant: step.diffusion.lsi = ConstantLsi{lsi.c}; break;
-        case LsiKind::StronglyConvex:
-          step.diffusion.lsi = ConstantLsi{lsi.lambda / (2.0 * phase.sigma * phase.sigma)};  // C21 Lemma 5
-          break;
-        case LsiKind::Recursion: {
-          const double L = lsi.lipschitz ? *lsi.lipschitz : gradient_map_lipschitz(phase.eta, lsi.lambda, lsi.beta);
-          step.before.push_back(LipschitzMap{L});  // C21 Lemma 8: shared gradient map
-          step.diffusion.lsi = GaussianConvolutionLsi{};  // C21 Lemma 9
-          break;
-        }
-        case LsiKind::SquaredLoss:
-          // C21 Cor 2 proof: variance <= 2 sigma^2 / (2 - eta) at all times.
-          step.diffusion.lsi = ConstantLsi{(2.0 - phase.eta) / (2.0 * phase.sigma * phase.sigma)};
-          break;
-        case LsiKind::Function: step.diffusion.lsi = lsi.function; break;
-        case LsiKind::ExactQuadratic: break;  // built by quadratic::exact_lsi_program
+    ProgramStep step{{}, {phase.eta, phase.sigma, Sv, ConstantLsi{1.0}}, {}, gamma};
+    switch (lsi.kind) {
+      case LsiKind::Constant: step.diffusion.lsi = ConstantLsi{lsi.c}; break;
+      case LsiKind::StronglyConvex:
+        step.diffusion.lsi = ConstantLsi{lsi.lambda / (2.0 * phase.sigma * phase.sigma)};  // C21 Lemma 5
+        break;
+      case LsiKind::Recursion: {
+        const double L = lsi.lipschitz ? *lsi.lipschitz : gradient_map_lipschitz(phase.eta, lsi.lambda, lsi.beta);
+        step.before.push_back(LipschitzMap{L});  // C21 Lemma 8: shared gradient map
+        step.diffusion.lsi = GaussianConvolutionLsi{};  // C21 Lemma 9
+        break;
       }
-      program.steps.push_back(std::move(step));
+      case LsiKind::SquaredLoss:
+        // C21 Cor 2 proof: variance <= 2 sigma^2 / (2 - eta) at all times.
+        step.diffusion.lsi = ConstantLsi{(2.0 - phase.eta) / (2.0 * phase.sigma * phase.sigma)};
+        break;
+      case LsiKind::Function: step.diffusion.lsi = lsi.function; break;
+      case LsiKind::ExactQuadratic: break;  // built by quadratic::exact_lsi_program
     }
+    program.append(std::move(step), phase.steps);
   }
   attach_events(spec, program);
   return program;
@@ -200,7 +199,9 @@ PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::i
   RunSpec full = spec;
   full.algorithm.kind = AlgorithmKind::NoisyGd;
   full.events.clear();
-  PrivacyProgram program = build_noisy_gd_program(full);
+  const PrivacyProgram gd = build_noisy_gd_program(full);
+  PrivacyProgram program;
+  program.initial_inverse_lsi = gd.initial_inverse_lsi;
   // The update is (eta/b) sum_{i in B} grad l: b is the batch size, or for Poisson sampling the
   // expected batch size q n (DP-SGD divides the clipped sum by it, a constant of the algorithm), so
   // the record moves a step by at most eta S_g / b in either case.
@@ -208,15 +209,27 @@ PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::i
                                                                       : static_cast<double>(spec.algorithm.batch_size);
   const std::int64_t per_epoch =
       release_position ? static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size : 1;
-  for (std::size_t k = 0; k < program.steps.size(); ++k) {
-    ProgramStep& step = program.steps[k];
-    step.diffusion.sensitivity = 0.0;
-    const bool holds_record =
-        !release_position || static_cast<std::int64_t>(k) % per_epoch == *release_position;
-    if (holds_record) {
-      const double eta = step.diffusion.duration, sigma = step.diffusion.sigma;
-      step.before.push_back(GaussianRelease{eta * spec.algorithm.sensitivity / b, std::sqrt(2.0 * eta) * sigma});
-      step.gamma = GammaChoice::fixed(1.0);  // the step's noise is spent on the release
+  const std::int64_t position = release_position.value_or(0);
+  for (std::size_t i = 0; i < gd.phases().size(); ++i) {
+    ProgramStep free = gd.phases()[i].step;
+    free.diffusion.sensitivity = 0.0;
+    ProgramStep holding = free;
+    const double eta = free.diffusion.duration, sigma = free.diffusion.sigma;
+    holding.before.push_back(GaussianRelease{eta * spec.algorithm.sensitivity / b, std::sqrt(2.0 * eta) * sigma});
+    holding.gamma = GammaChoice::fixed(1.0);  // the step's noise is spent on the release
+    if (per_epoch == 1) {  // every step holds the record
+      program.append(std::move(holding), gd.phases()[i].count);
+      continue;
+    }
+    // Step k holds the record when k % per_epoch == position: runs of record-free steps
+    // between single holding steps.
+    const std::int64_t end = gd.phase_begin(i) + gd.phases()[i].count;
+    for (std::int64_t k = gd.phase_begin(i); k < end;) {
+      const std::int64_t holder = k + (position - k % per_epoch + per_epoch) % per_epoch;
+      program.append(free, std::min(holder, end) - k);
+      if (holder >= end) break;
+      program.append(holding, 1);
+      k = holder + 1;
     }
   }
   attach_events(spec, program);
@@ -260,11 +273,9 @@ PrivacyProgram build_langevin_program(const RunSpec& spec) {
   PrivacyProgram program;
   program.initial_inverse_lsi = spec.lsi.kind == LsiKind::Constant ? 1.0 / spec.lsi.c : kPointMassInverseLsi;
   const double dt = a.time / static_cast<double>(a.intervals);
-  for (std::int64_t i = 0; i < a.intervals; ++i) {
-    LsiSchedule schedule = spec.lsi.kind == LsiKind::Constant ? LsiSchedule{ConstantLsi{spec.lsi.c}}
-                                                              : LsiSchedule{spec.lsi.function};
-    program.steps.push_back({{}, {dt, a.sigma, Sv, schedule}, {}, spec.gamma});
-  }
+  LsiSchedule schedule = spec.lsi.kind == LsiKind::Constant ? LsiSchedule{ConstantLsi{spec.lsi.c}}
+                                                            : LsiSchedule{spec.lsi.function};
+  program.append({{}, {dt, a.sigma, Sv, std::move(schedule)}, {}, spec.gamma}, a.intervals);
   attach_events(spec, program);
   return program;
 }

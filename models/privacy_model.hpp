@@ -1,6 +1,8 @@
 #pragma once
 // Models: turn a RunSpec into the privacy program of its algorithm, after checking every
-// assumption of the lemmas used (throws SpecError naming the key, value and rule).
+// assumption of the lemmas used (throws SpecError naming the key, value and rule). Programs are
+// built by phases of identical steps (dynamics/privacy_program.hpp), never step by step, except
+// the exact quadratic schedule whose steps all differ.
 #include <optional>
 #include <string>
 #include <vector>

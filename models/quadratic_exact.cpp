@@ -116,16 +116,27 @@ void validate(const QuadraticProblem& p) {
                                    str(e0.eigenvalues().minCoeff()) + ")");
 }
 
-std::vector<GaussianPair> step_laws(const QuadraticProblem& p, std::int64_t steps) {
+StepLawWalk::StepLawWalk(const QuadraticProblem& p) : problem_(p) {
   validate(p);
-  check_steps(steps);
   const Eigen::Index d = p.dimension();
-  const MatrixXd G = gradient_map_linear_part(p);
+  gradient_map_ = gradient_map_linear_part(p);
+  laws_ = {MatrixXd::Zero(d, d),
+           p.initial_covariance.size() ? symmetrised(p.initial_covariance) : MatrixXd::Zero(d, d)};
+}
+
+const GaussianPair& StepLawWalk::at(std::int64_t step) {
+  if (step < step_)
+    fail("step = " + std::to_string(step), "must not be below the current step " + std::to_string(step_));
+  for (; step_ < step; ++step_) laws_ = advance(problem_, gradient_map_, laws_, problem_.eta);
+  return laws_;
+}
+
+std::vector<GaussianPair> step_laws(const QuadraticProblem& p, std::int64_t steps) {
+  StepLawWalk walk(p);
+  check_steps(steps);
   std::vector<GaussianPair> out;
   out.reserve(static_cast<std::size_t>(steps) + 1);
-  out.push_back({MatrixXd::Zero(d, d),
-                 p.initial_covariance.size() ? symmetrised(p.initial_covariance) : MatrixXd::Zero(d, d)});
-  for (std::int64_t k = 0; k < steps; ++k) out.push_back(advance(p, G, out.back(), p.eta));
+  for (std::int64_t k = 0; k <= steps; ++k) out.push_back(walk.at(k));
   return out;
 }
 
@@ -214,7 +225,6 @@ PrivacyProgram exact_lsi_program(const QuadraticProblem& p, std::int64_t steps,
       p.initial_covariance.size() ? std::max(0.0, symmetric_max_eigenvalue(symmetrised(p.initial_covariance)))
                                   : kPointMassInverseLsi;
   const double Sv = p.sensitivity / p.n;  // C21 Lemma 4: S_v = S_g / n
-  program.steps.reserve(static_cast<std::size_t>(steps));
   for (std::int64_t k = 0; k < steps; ++k) {
     const double a = schedule.pushed_inverse[static_cast<std::size_t>(k)];
     ProgramStep step{{}, {p.eta, p.sigma, Sv, GaussianConvolutionLsi{}}, {}, gamma};
@@ -230,7 +240,7 @@ PrivacyProgram exact_lsi_program(const QuadraticProblem& p, std::int64_t steps,
       // Lemma 9 in closed form gives 1/(lambda_max(A_k) + 2 s sigma^2).
       step.before.push_back(LsiRestart{schedule.c(k, 0.0)});
     }
-    program.steps.push_back(std::move(step));
+    program.append(std::move(step));  // each step has its own constant
   }
   return program;
 }

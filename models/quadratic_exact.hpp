@@ -83,6 +83,23 @@ struct GaussianPair {
 /// The laws after k = 0, 1, ..., steps steps (k = 0: the initial law, M = 0).
 std::vector<GaussianPair> step_laws(const QuadraticProblem& problem, std::int64_t steps);
 
+/// The same laws one step at a time, keeping only the current one (O(d^2) memory for any number
+/// of steps): what `solve` evaluates at each record of a long run.
+class StepLawWalk {
+ public:
+  /// At step 0. Throws std::invalid_argument as validate().
+  explicit StepLawWalk(const QuadraticProblem& problem);
+  /// The laws after `step` steps, advancing from the current step; throws std::invalid_argument
+  /// when `step` is below it.
+  const GaussianPair& at(std::int64_t step);
+
+ private:
+  QuadraticProblem problem_;
+  Eigen::MatrixXd gradient_map_;  ///< I - eta H
+  GaussianPair laws_;
+  std::int64_t step_ = 0;
+};
+
 /// The laws at time s in [0, eta] of the step that starts from `at_step_start` (C21 eq. (5)):
 /// M = (I - eta H) M_k + (s/n) I, S = (I - eta H) Sigma_k (I - eta H)^T + 2 s sigma^2 I.
 GaussianPair law_within_step(const QuadraticProblem& problem, const GaussianPair& at_step_start,

@@ -22,11 +22,12 @@ double order_of(double y) { return 1.0 + std::exp(y); }
 }  // namespace
 
 Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol)
-    : program_(program), initial_(initial), tol_(tol) {
+    : initial_(initial), tol_(tol) {
   double inverse_lsi = program.initial_inverse_lsi, t = 0.0;
-  for (std::size_t k = 0; k < program.steps.size(); ++k) {
-    const ProgramStep& step = program.steps[k];
+  frames_.reserve(static_cast<std::size_t>(program.step_count()));
+  program.for_each_step([&](std::int64_t k, const ProgramStep& step) {
     Frame f;
+    f.step = &step;
     for (const auto& e : step.before) {
       update_inverse_lsi(inverse_lsi, e);
       f.jump_before += rdp_slope_jump(e);
@@ -44,11 +45,11 @@ Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial,
       f.jump_after += rdp_slope_jump(e);
     }
     frames_.push_back(f);
-  }
+  });
 }
 
 double Certifier::gamma_at(std::int64_t step, double y, double t, const OptimalGammaLookup& optimal) const {
-  const GammaChoice& g = program_.steps[static_cast<std::size_t>(step)].gamma;
+  const GammaChoice& g = step_at(step).gamma;
   double gamma = g.value;
   if (g.is_optimal()) gamma = optimal.gamma(step, y, t);
   if (g.is_field()) gamma = g.field(order_of(y), t);
@@ -61,10 +62,10 @@ double Certifier::gamma_at(std::int64_t step, double y, double t, const OptimalG
 
 std::vector<double> Certifier::pieces(std::int64_t step, const OptimalGammaLookup& optimal) const {
   // Interval-local times 0 = s_0 < s_1 < ... < s_m = duration at which the gamma field may jump.
-  const double duration = program_.steps[static_cast<std::size_t>(step)].diffusion.duration;
+  const double duration = step_at(step).diffusion.duration;
   const double t0 = frames_[static_cast<std::size_t>(step)].t_start;
   std::vector<double> cuts{0.0};
-  if (program_.steps[static_cast<std::size_t>(step)].gamma.is_optimal() && optimal.switch_times)
+  if (step_at(step).gamma.is_optimal() && optimal.switch_times)
     for (double t : optimal.switch_times(step))
       if (t - t0 > cuts.back() + 1e-12 * duration && t - t0 < duration * (1.0 - 1e-12)) cuts.push_back(t - t0);
   cuts.push_back(duration);
@@ -73,7 +74,7 @@ std::vector<double> Certifier::pieces(std::int64_t step, const OptimalGammaLooku
 
 double Certifier::trace_back(std::int64_t step, double y_end, const OptimalGammaLookup& optimal) const {
   const Frame& f = frames_[static_cast<std::size_t>(step)];
-  const DiffusionInterval& iv = program_.steps[static_cast<std::size_t>(step)].diffusion;
+  const DiffusionInterval& iv = step_at(step).diffusion;
   auto system = [&](const State1& x, State1& dx, double s) {
     const double t = f.t_start + s;
     const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, f.inverse_lsi, s, t, order_of(x[0])));
@@ -91,7 +92,7 @@ double Certifier::trace_back(std::int64_t step, double y_end, const OptimalGamma
 void Certifier::advance(std::int64_t step, double& y, double& w, const OptimalGammaLookup& optimal,
                         double tolerance_scale) const {
   const Frame& f = frames_[static_cast<std::size_t>(step)];
-  const DiffusionInterval& iv = program_.steps[static_cast<std::size_t>(step)].diffusion;
+  const DiffusionInterval& iv = step_at(step).diffusion;
   const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
   // Along dy/dt = a1: dw/dt = a2 - a1 w, a1 = (1-gamma) Q, a2 = P / gamma (C21 eq. (13)).
   auto system = [&](const State2& x, State2& dx, double s) {
@@ -114,7 +115,7 @@ void Certifier::advance(std::int64_t step, double& y, double& w, const OptimalGa
 }
 
 double Certifier::erased_value(std::int64_t step) const {
-  const ProgramStep& ps = program_.steps[static_cast<std::size_t>(step)];
+  const ProgramStep& ps = step_at(step);
   const DiffusionInterval& iv = ps.diffusion;
   if (ps.gamma.is_optimal()) return optimal_gamma_flow(iv, 0.0, 0.0, frames_[static_cast<std::size_t>(step)].t_start, tol_);
   if (ps.gamma.value < 1.0) return fixed_gamma_flow(iv, ps.gamma.value, 0.0, 0.0, tol_).source;
@@ -153,7 +154,7 @@ Certifier::Landing Certifier::land(std::int64_t steps, double aim, const Optimal
       const Frame& f = frames_[static_cast<std::size_t>(k)];
       ww += f.jump_before;
       if (f.point_mass) {  // gamma = 1 here (erasing ones were handled above): w += P tau
-        const DiffusionInterval& iv = program_.steps[static_cast<std::size_t>(k)].diffusion;
+        const DiffusionInterval& iv = step_at(k).diffusion;
         ww += pdi::source_scale(iv.sigma, iv.sensitivity) * iv.duration;
       } else {
         advance(k, yy, ww, optimal, run == 0 ? 1e-3 : 1.0);

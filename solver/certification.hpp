@@ -37,6 +37,7 @@ struct CertifiedValue {
 
 class Certifier {
  public:
+  /// Keeps pointers into `program`, which must outlive the Certifier.
   Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol);
 
   /// Certified bounds after `steps` completed steps (including that step's after-events).
@@ -45,6 +46,7 @@ class Certifier {
 
  private:
   struct Frame {
+    const ProgramStep* step = nullptr;  ///< the program's step (a phase's: nothing is copied per step)
     double t_start = 0.0;
     double inverse_lsi = 0.0;  ///< at the start of the diffusion, after the before-events
     double jump_before = 0.0;  ///< w added by the before-events (Gaussian releases)
@@ -52,6 +54,7 @@ class Certifier {
     bool point_mass = false;   ///< Gaussian-convolution interval starting from a point mass
   };
 
+  const ProgramStep& step_at(std::int64_t step) const { return *frames_[static_cast<std::size_t>(step)].step; }
   std::vector<double> pieces(std::int64_t step, const OptimalGammaLookup& optimal) const;
   double gamma_at(std::int64_t step, double y, double t, const OptimalGammaLookup& optimal) const;
   /// Integrates y backwards over the diffusion of `step`, from its end to its start.
@@ -74,7 +77,6 @@ class Certifier {
   Landing land(std::int64_t steps, double aim, const OptimalGammaLookup& optimal) const;
   CertifiedValue shoot(std::int64_t steps, double order, const OptimalGammaLookup& optimal) const;
 
-  const PrivacyProgram& program_;
   const InitialCurve& initial_;
   IntegrationTolerance tol_;
   std::vector<Frame> frames_;

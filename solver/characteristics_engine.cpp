@@ -76,7 +76,7 @@ void require_alpha_independent(const ProgramStep& step) {
 void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve& initial,
                               std::span<const double> orders, const CharacteristicsOptions& options,
                               const RecordSink& sink) {
-  const auto total = static_cast<std::int64_t>(program.steps.size());
+  const std::int64_t total = program.step_count();
   CharacteristicState state;
   state.inverse_lsi = program.initial_inverse_lsi;
   std::vector<double> row(orders.size());
@@ -90,8 +90,7 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
   };
   record(0);
 
-  for (std::int64_t k = 0; k < total; ++k) {
-    const ProgramStep& step = program.steps[static_cast<std::size_t>(k)];
+  program.for_each_step([&](std::int64_t k, const ProgramStep& step) {
     require_alpha_independent(step);
     for (const auto& e : step.before) apply_event(state, e);
     const DiffusionInterval& iv = step.diffusion;
@@ -120,7 +119,7 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
     t = t_next;
     for (const auto& e : step.after) apply_event(state, e);
     if (options.record.records(k + 1, total)) record(k + 1);
-  }
+  });
 }
 
 Solution solve_by_characteristics(const PrivacyProgram& program, const InitialCurve& initial,

@@ -315,16 +315,16 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
 
   GammaHistory history;
   bool any_optimal = false;
-  for (const auto& s : program.steps) any_optimal |= s.gamma.is_optimal();
+  for (const auto& phase : program.phases()) any_optimal |= phase.step.gamma.is_optimal();
   c.keep_gamma = any_optimal;
   c.history = &history;
   c.samples = std::max<std::int64_t>(2, grid.gamma_samples);
   history.y_first = c.y_at(0);
   history.y_step = (c.y_at(c.N - 1) - c.y_at(0)) / static_cast<double>(c.samples - 1);
-  history.per_step.resize(program.steps.size());
+  history.per_step.resize(static_cast<std::size_t>(program.step_count()));
 
   const Certifier certifier(program, initial, options.tolerance);
-  const auto total = static_cast<std::int64_t>(program.steps.size());
+  const std::int64_t total = program.step_count();
   FiniteDifferenceSummary summary;
   summary.dy = c.dy;
   double inverse_lsi = program.initial_inverse_lsi, t = 0.0, reach = 0.0;
@@ -358,8 +358,7 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
   };
   record(0);
 
-  for (std::int64_t k = 0; k < total; ++k) {
-    const ProgramStep& step = program.steps[static_cast<std::size_t>(k)];
+  program.for_each_step([&](std::int64_t k, const ProgramStep& step) {
     double jump = 0.0;
     for (const auto& e : step.before) {
       jump += rdp_slope_jump(e);
@@ -423,7 +422,7 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
     }
     if (jump != 0.0) RDPDYN_PETSC(VecShift(p.U, jump));
     if (options.record.records(k + 1, total)) record(k + 1);
-  }
+  });
 
   summary.inflow_reach_y = c.y_min + reach + 2.0 * c.dy;
   for (double alpha : orders)

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "analyses/chourasia_2021_closed_forms.hpp"
+#include "analyses/closed_form_curves.hpp"
 
 using namespace rdpdyn;
 
@@ -71,4 +72,31 @@ TEST_CASE("Thm 1 equals composition for noisy GD (S_v = S_g / n, T = eta K)", "[
         Approx(closed_forms::composition(12, Sg, n, sigma, eta, 345)).epsilon(1e-14));
   // A value from the formula of C21 App. E: alpha S_g^2 eta K / (4 n^2 sigma^2) at alpha = 10, K = 100.
   CHECK(closed_forms::composition(10, Sg, n, sigma, eta, 100) == Approx(0.008).epsilon(1e-14));
+}
+
+TEST_CASE("Closed-form rows of solve, one record at a time: the catalogue at K and eta K", "[closed-form]") {
+  RunSpec spec;
+  spec.algorithm.loss = LossKind::Squared;
+  spec.algorithm.phases = {Phase::of(1000, eta, sigma)};
+  spec.algorithm.n = n;
+  spec.algorithm.sensitivity = Sg;
+  spec.lsi = LsiSpec::squared_loss();
+  spec.orders = {2.0, 10.0};
+  ClosedFormRows rows(spec);
+  std::vector<std::string> names;
+  for (const auto& label : rows.labels()) names.push_back(label.name);
+  REQUIRE(names == std::vector<std::string>{"thm1", "composition", "thm2", "cor2", "thm3-exact", "thm3-lower"});
+  for (const std::int64_t K : {0, 1, 250, 1000}) {
+    const double k = static_cast<double>(K);
+    const auto& r = rows.evaluate(K, eta * k);
+    for (std::size_t j = 0; j < 2; ++j) {
+      const double alpha = spec.orders[j];
+      CHECK(r[0][j] == Approx(closed_forms::thm1(alpha, Sg / n, sigma, eta * k)).epsilon(1e-13));
+      CHECK(r[1][j] == Approx(closed_forms::composition(alpha, Sg, n, sigma, eta, k)).epsilon(1e-13));
+      CHECK(r[3][j] == closed_forms::cor2(alpha, Sg, n, sigma, eta, k));
+      CHECK(r[4][j] == closed_forms::thm3_exact(alpha, Sg, n, sigma, eta, k));
+    }
+  }
+  CHECK(rows.rows()[4][1] == closed_forms::thm3_exact(10.0, Sg, n, sigma, eta, 1000.0));
+  CHECK_THROWS_AS(rows.evaluate(999, eta * 999), std::invalid_argument);  // records come in step order
 }

@@ -1,5 +1,6 @@
 // HDF5 report output: exact round trip, atomic write (no leftovers on failure, replace on
-// success), streaming record by record, extras, reading schema-1 files.
+// success), streaming record by record, extras, reading schema-1 files, closed forms streamed
+// by `rdpdyn solve` equal to their whole-array evaluation.
 #include <H5Cpp.h>
 #include <unistd.h>
 
@@ -11,9 +12,14 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "analyses/chourasia_2021.hpp"
+#include "io/config.hpp"
 #include "io/hdf5_output.hpp"
+#include "models/privacy_model.hpp"
+#include "solver/characteristics_engine.hpp"
 
 namespace fs = std::filesystem;
 using namespace rdpdyn;
@@ -242,29 +248,33 @@ TEST_CASE("HDF5 stream writes 1000 records with extras, bit-exactly", "[io][hdf5
   expected.metadata = sample_report().metadata;
   expected.row_series = {{"fd-value", "finite-difference value", kUnitsRdp, {}},
                          {"fd-gap", "finite-difference value minus R", "", {}}};
+  expected.closed_forms = {{"thm1", "C21 Thm 1", "upper-bound", {}}, {"composition", "C21 App. E", "baseline", {}}};
   {
     Hdf5ReportStream stream(file, s.orders, expected.metadata,
                             {{"fd-value", "finite-difference value", kUnitsRdp},
-                             {"fd-gap", "finite-difference value minus R", ""}});
+                             {"fd-gap", "finite-difference value minus R", ""}},
+                            {{"thm1", "C21 Thm 1", "upper-bound"}, {"composition", "C21 App. E", "baseline"}});
     for (std::int64_t step = 0; step < 1000; ++step) {
       const double t = random(), lsi = random();
       const std::vector<double> R = random.row(orders), fd = random.row(orders),
-                                gap = random.row(orders);
-      stream.append_record(step * 3, t, lsi, R, {fd, gap});
+                                gap = random.row(orders), thm1 = random.row(orders),
+                                composition = random.row(orders);
+      stream.append_record(step * 3, t, lsi, R, {fd, gap}, {thm1, composition});
       s.steps.push_back(step * 3);
       s.times.push_back(t);
       s.lsi_constant.push_back(lsi);
       append(s.R, R);
       append(expected.row_series[0].values, fd);
       append(expected.row_series[1].values, gap);
+      append(expected.closed_forms[0].R, thm1);
+      append(expected.closed_forms[1].R, composition);
     }
     REQUIRE(stream.record_count() == 1000);
-    expected.closed_forms = {{"thm1", "C21 Thm 1", "upper-bound", random.row(1000 * orders)}};
     expected.per_order = {
         {"boundary", "1 if the boundary influences the order", random.row(orders)}};
     expected.extra_attributes = {{"fd_grid", "n = 64"}, {"note", "Rényi\nsecond line"}};
     REQUIRE_FALSE(fs::exists(file));  // nothing at the target until finish()
-    stream.finish(expected.closed_forms, expected.per_order, expected.extra_attributes);
+    stream.finish(expected.per_order, expected.extra_attributes);
     REQUIRE(fs::exists(file));
     REQUIRE_THROWS_WITH(stream.append_record(0, 0.0, 0.0, s.row(0)),
                         Catch::Matchers::Contains("finished"));
@@ -302,12 +312,15 @@ TEST_CASE("HDF5 stream rejects a row of the wrong length and leaves nothing",
   const fs::path file = dir.path / "report.h5";
   const std::vector<double> row{0.25, 0.5, 1.0}, short_row{0.25, 0.5};
   {
-    Hdf5ReportStream stream(file, {2.0, 3.0, 4.0}, RunMetadata{}, {{"fd", "", ""}});
-    REQUIRE_THROWS_WITH(stream.append_record(0, 0.0, 1.0, short_row, {row}),
+    Hdf5ReportStream stream(file, {2.0, 3.0, 4.0}, RunMetadata{}, {{"fd", "", ""}}, {{"thm1", "", ""}});
+    REQUIRE_THROWS_WITH(stream.append_record(0, 0.0, 1.0, short_row, {row}, {row}),
                         Catch::Matchers::Contains(file.string()));
-    REQUIRE_THROWS_AS(stream.append_record(0, 0.0, 1.0, row, {short_row}), std::runtime_error);
-    REQUIRE_THROWS_AS(stream.append_record(0, 0.0, 1.0, row), std::runtime_error);  // no fd row
-    stream.append_record(0, 0.0, 1.0, row, {row});  // the rejected calls wrote nothing
+    REQUIRE_THROWS_AS(stream.append_record(0, 0.0, 1.0, row, {short_row}, {row}), std::runtime_error);
+    REQUIRE_THROWS_AS(stream.append_record(0, 0.0, 1.0, row, {}, {row}), std::runtime_error);  // no fd row
+    REQUIRE_THROWS_WITH(stream.append_record(0, 0.0, 1.0, row, {row}, {short_row}),
+                        Catch::Matchers::Contains("closed form 'thm1'"));
+    REQUIRE_THROWS_AS(stream.append_record(0, 0.0, 1.0, row, {row}), std::runtime_error);  // no closed-form row
+    stream.append_record(0, 0.0, 1.0, row, {row}, {row});  // the rejected calls wrote nothing
     REQUIRE(stream.record_count() == 1);
   }
   REQUIRE(dir.entries() == 0);
@@ -322,6 +335,8 @@ TEST_CASE("HDF5 extras with bad or clashing names throw and leave nothing", "[io
   SECTION("an extra attribute shadowing metadata") { report.extra_attributes["engine"] = "x"; }
   SECTION("an extra attribute name with a newline") { report.extra_attributes["a\nb"] = "x"; }
   SECTION("a per-order vector of the wrong length") { report.per_order[0].values.pop_back(); }
+  SECTION("a closed form of the wrong length") { report.closed_forms[0].R.pop_back(); }
+  SECTION("two closed forms with one name") { report.closed_forms.push_back(report.closed_forms[0]); }
   REQUIRE_THROWS_WITH(write_report_hdf5(file, report), Catch::Matchers::Contains(file.string()));
   REQUIRE(dir.entries() == 0);
 }
@@ -346,4 +361,92 @@ TEST_CASE("HDF5 reader accepts a schema-1 file (no extras)", "[io][hdf5]") {
   report.per_order.clear();
   report.extra_attributes.clear();
   require_equal(read_report_hdf5(file), report);
+}
+
+namespace {
+
+/// Every closed form of the run at every record, as whole arrays evaluated after the solve (how
+/// `solve` computed them before streaming them record by record): the C21 catalogue at
+/// (K, t, sum over steps of S_g,k^2 eta_k / sigma_k^2) and the exact quadratic divergences.
+std::vector<ClosedFormCurves> whole_array_closed_forms(const RunSpec& spec, const Solution& sol) {
+  std::vector<double> sums;
+  for (const std::int64_t K : sol.steps) {
+    double acc = 0.0;
+    std::int64_t k = 0;
+    for (const Phase& p : spec.algorithm.phases)
+      for (std::int64_t i = 0; i < p.steps && k < K; ++i, ++k) {
+        const double Sk = p.sensitivity.value_or(spec.algorithm.sensitivity);
+        acc += Sk * Sk * p.eta / (p.sigma * p.sigma);
+      }
+    sums.push_back(acc);
+  }
+  std::vector<ClosedFormCurves> out;
+  for (const C21Form& form : c21_closed_forms(spec, thm2_gamma(spec))) {
+    if (!form.refusal.empty()) continue;
+    ClosedFormCurves c{form.name, form.citation, form.role, {}};
+    for (std::size_t r = 0; r < sol.record_count(); ++r)
+      for (const double alpha : sol.orders)
+        c.R.push_back(form.value(alpha, {static_cast<double>(sol.steps[r]), sol.times[r], sums[r]}));
+    out.push_back(c);
+  }
+  if (quadratic_exact_applies(spec)) {
+    const quadratic::QuadraticProblem problem = quadratic_problem_of(spec);
+    auto on_grid = [&](const std::vector<double>& slopes) {
+      std::vector<double> R;
+      for (const std::int64_t K : sol.steps)
+        for (const double alpha : sol.orders) R.push_back(alpha * slopes[static_cast<std::size_t>(K)]);
+      return R;
+    };
+    out.push_back({"quadratic-exact", "", "exact", on_grid(quadratic::worst_case_rdp_slopes(problem, sol.steps.back()))});
+    const Eigen::VectorXd delta = Eigen::Map<const Eigen::VectorXd>(spec.quadratic->pair->data(), 3);
+    out.push_back({"quadratic-exact-pair", "", "exact", on_grid(quadratic::exact_rdp_slopes(problem, delta, sol.steps.back()))});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("solve streams each record's closed forms: the file holds the whole-array values, bit for bit",
+          "[io][hdf5][stream][closed-forms]") {
+  // The examples, recorded every few steps; the second with phases of their own eta, sigma and
+  // S_g (the step-by-step sums of thm1 and composition cross them).
+  const std::string squared = RDPDYN_SOURCE_DIR "/examples/figure2_squared_loss.toml";
+  const std::string quadratic = RDPDYN_SOURCE_DIR "/examples/quadratic_anisotropic.toml";
+  const std::vector<std::tuple<std::string, std::vector<std::string>, std::size_t>> runs = {
+      {squared, {"output.record_every=7", "output.record_steps=[1, 999]"}, 6},
+      {squared,
+       {"algorithm.schedule=[{steps = 400, eta = 0.01, sensitivity = 3.0}, {steps = 300, sigma = 0.03}]",
+        "output.record_every=13"},
+       2},
+      {quadratic, {"output.record_every=9"}, 4},
+  };
+  EngineRegistry engines;
+  engines.add(make_characteristics_engine());
+  for (const auto& [path, overrides, forms] : runs) {
+    const RunConfig cfg = load_config(path, overrides);
+    INFO(cfg.text);
+    const TempDir dir;
+    const fs::path file = dir.path / "solve.h5";
+    Hdf5ReportSink sink(file);
+    const RunReport report = solve_run(cfg, engines, &sink);
+    const RunReport back = read_report_hdf5(file);
+    const std::vector<ClosedFormCurves> expected = whole_array_closed_forms(cfg.spec, back.solution);
+    REQUIRE(back.solution.record_count() > 20);
+    REQUIRE(back.closed_forms.size() == forms);
+    REQUIRE(expected.size() == forms);
+    const std::size_t K = back.solution.orders.size();
+    for (std::size_t i = 0; i < forms; ++i) {
+      INFO(expected[i].name);
+      CHECK(back.closed_forms[i].name == expected[i].name);
+      REQUIRE(bits(back.closed_forms[i].R) == bits(expected[i].R));
+      CHECK(back.closed_forms[i].R.back() > 0.0);
+      // The report keeps the final row only.
+      CHECK(report.closed_forms[i].name == expected[i].name);
+      CHECK(bits(report.closed_forms[i].R) ==
+            bits(std::vector<double>(expected[i].R.end() - static_cast<std::ptrdiff_t>(K), expected[i].R.end())));
+      // Appended like /R: chunked, extendible.
+      const H5::H5File h5(file.string(), H5F_ACC_RDONLY);
+      CHECK(h5.openDataSet("closed_forms/" + expected[i].name).getCreatePlist().getLayout() == H5D_CHUNKED);
+    }
+  }
 }

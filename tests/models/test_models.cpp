@@ -38,23 +38,23 @@ TEST_CASE("Strongly convex model refuses eta >= 1/beta (C21 Lemma 5)", "[models]
 
 TEST_CASE("Strongly convex model: c = lambda / (2 sigma^2) from a Gaussian initialisation", "[models]") {
   const PrivacyProgram p = build_program(base(LsiSpec::strongly_convex(2.0, 4.0)));
-  REQUIRE(p.steps.size() == 10);
-  CHECK(std::get<ConstantLsi>(p.steps[3].diffusion.lsi).c == Approx(2.0 / (2 * 0.0004)));
+  REQUIRE(p.step_count() == 10);
+  CHECK(std::get<ConstantLsi>(p.step(3).diffusion.lsi).c == Approx(2.0 / (2 * 0.0004)));
   CHECK(p.initial_inverse_lsi == Approx(2 * 0.0004 / 2.0));
-  CHECK(p.steps[0].diffusion.sensitivity == Approx(4.0 / 5000));  // S_v = S_g / n (C21 Lemma 4)
+  CHECK(p.step(0).diffusion.sensitivity == Approx(4.0 / 5000));  // S_v = S_g / n (C21 Lemma 4)
 }
 
 TEST_CASE("Recursion model: Lipschitz map 1 - eta lambda before each Gaussian-convolution step", "[models]") {
   const PrivacyProgram p = build_program(base(LsiSpec::recursion(1.0, 4.0)));
-  REQUIRE(p.steps[0].before.size() == 1);
-  CHECK(std::get<LipschitzMap>(p.steps[0].before[0]).lipschitz == Approx(0.98));
-  CHECK(std::holds_alternative<GaussianConvolutionLsi>(p.steps[0].diffusion.lsi));
+  REQUIRE(p.step(0).before.size() == 1);
+  CHECK(std::get<LipschitzMap>(p.step(0).before[0]).lipschitz == Approx(0.98));
+  CHECK(std::holds_alternative<GaussianConvolutionLsi>(p.step(0).diffusion.lsi));
   CHECK(p.initial_inverse_lsi == 0.0);  // point initialisation
   LsiSpec given = LsiSpec::recursion(0.0, 0.0);
   given.lipschitz = 1.0;
   given.c0 = 50.0;
   const PrivacyProgram q = build_program(base(given, 0.9));  // no eta check with a given L
-  CHECK(std::get<LipschitzMap>(q.steps[0].before[0]).lipschitz == 1.0);
+  CHECK(std::get<LipschitzMap>(q.step(0).before[0]).lipschitz == 1.0);
   CHECK(q.initial_inverse_lsi == Approx(0.02));
 }
 
@@ -63,11 +63,51 @@ TEST_CASE("Phases run in order with their own eta, sigma and gamma", "[models]")
   spec.algorithm.phases = {Phase::of(2, 0.1, 1.0), Phase::of(3, 0.2, 2.0)};
   spec.algorithm.phases[0].gamma = 0.9;
   const PrivacyProgram p = build_program(spec);
-  REQUIRE(p.steps.size() == 5);
-  CHECK(p.steps[1].diffusion.sigma == 1.0);
-  CHECK(p.steps[1].gamma.value == 0.9);
-  CHECK(p.steps[2].diffusion.duration == 0.2);
-  CHECK(p.steps[4].gamma.value == 0.5);
+  REQUIRE(p.step_count() == 5);
+  REQUIRE(p.phases().size() == 2);  // one program phase per configured phase
+  CHECK(p.phases()[0].count == 2);
+  CHECK(p.step(1).diffusion.sigma == 1.0);
+  CHECK(p.step(1).gamma.value == 0.9);
+  CHECK(p.step(2).diffusion.duration == 0.2);
+  CHECK(p.step(4).gamma.value == 0.5);
+}
+
+TEST_CASE("A 10^6-step run is a handful of phases: events and batches split only where they act", "[models][phases]") {
+  RunSpec spec = base(LsiSpec::recursion(1.0, 4.0));
+  spec.algorithm.phases = {Phase::of(600000, 0.02, 0.02), Phase::of(400000, 0.01, 0.03)};
+  spec.events = {{0, GaussianRelease{0.1, 1.0}}, {500000, LipschitzMap{0.9}}, {1000000, GaussianRelease{0.2, 1.0}}};
+  const PrivacyProgram p = build_program(spec);
+  REQUIRE(p.step_count() == 1000000);
+  // [0], [1, 499999), [499999], [500000, 600000), [600000, 999999), [999999]
+  REQUIRE(p.phases().size() == 6);
+  CHECK(p.phases()[1].count == 499998);
+  CHECK(p.step(0).before.size() == 2);  // the release, then the gradient map (C21 Lemma 8)
+  CHECK(std::holds_alternative<GaussianRelease>(p.step(0).before[0]));
+  CHECK(std::get<LipschitzMap>(p.step(499999).after[0]).lipschitz == 0.9);
+  CHECK(p.step(500000).after.empty());
+  CHECK(p.step(600000).diffusion.duration == 0.01);
+  CHECK(p.step(999999).after.size() == 1);
+
+  // Noisy SGD, the record in batch 1 of 4 in every epoch: record-free runs between single
+  // releasing steps; with the record in every batch, one phase per configured phase.
+  RunSpec sgd = base(LsiSpec::recursion(1.0, 4.0));
+  sgd.algorithm.kind = AlgorithmKind::NoisySgd;
+  sgd.algorithm.phases = {Phase::of(10, 0.02, 0.02)};
+  sgd.algorithm.batch_size = 1250;  // 4 batches per epoch
+  sgd.algorithm.sampling = BatchSampling::Partition;
+  const PrivacyProgram one = build_noisy_sgd_program(sgd, 1);
+  REQUIRE(one.step_count() == 10);
+  std::vector<std::int64_t> counts;
+  for (const auto& phase : one.phases()) counts.push_back(phase.count);
+  CHECK(counts == std::vector<std::int64_t>{1, 1, 3, 1, 3, 1});  // steps 1, 5, 9 hold the record
+  for (std::int64_t k = 0; k < 10; ++k) {
+    INFO("step " << k);
+    CHECK(one.step(k).gamma.value == (k % 4 == 1 ? 1.0 : 0.5));
+    CHECK(one.step(k).before.size() == (k % 4 == 1 ? 2u : 1u));
+    CHECK(one.step(k).diffusion.sensitivity == 0.0);
+  }
+  sgd.algorithm.phases = {Phase::of(1000000, 0.02, 0.02)};
+  CHECK(build_noisy_sgd_program(sgd, std::nullopt).phases().size() == 1);
 }
 
 TEST_CASE("Squared loss refuses eta >= 1 and Langevin refuses step-based LSI models", "[models]") {

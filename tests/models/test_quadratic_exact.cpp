@@ -223,17 +223,17 @@ TEST_CASE("The exact LSI schedule is 1 / lambda_max of the within-step covarianc
 TEST_CASE("Program: S_v = S_g / n, duration eta, restart at the exact constant", "[quadratic][program]") {
   const QuadraticProblem p = problem(kDiag, 0.2);
   const PrivacyProgram prog = exact_lsi_program(p, 4, GammaChoice::optimal());
-  REQUIRE(prog.steps.size() == 4);
+  REQUIRE(prog.step_count() == 4);
   CHECK(prog.initial_inverse_lsi == 0.0);
-  CHECK(prog.steps[1].diffusion.sensitivity == Approx(Sg / n));
-  CHECK(prog.steps[1].diffusion.duration == 0.2);
-  CHECK(std::holds_alternative<GaussianConvolutionLsi>(prog.steps[1].diffusion.lsi));
+  CHECK(prog.step(1).diffusion.sensitivity == Approx(Sg / n));
+  CHECK(prog.step(1).diffusion.duration == 0.2);
+  CHECK(std::holds_alternative<GaussianConvolutionLsi>(prog.step(1).diffusion.lsi));
   // lambda_max(A_1) = (1 - 0.2 * 0.3)^2 2 eta sigma^2 (softest direction).
-  CHECK(1.0 / std::get<LsiRestart>(prog.steps[1].before[0]).c == Approx(0.94 * 0.94 * 0.1).epsilon(1e-13));
+  CHECK(1.0 / std::get<LsiRestart>(prog.step(1).before[0]).c == Approx(0.94 * 0.94 * 0.1).epsilon(1e-13));
   const PrivacyProgram f = exact_lsi_program(p, 4, GammaChoice::optimal(), LsiEncoding::Function);
-  CHECK(std::holds_alternative<GaussianConvolutionLsi>(f.steps[0].diffusion.lsi));  // point mass at s = 0
-  CHECK(std::holds_alternative<FunctionLsi>(f.steps[1].diffusion.lsi));
-  CHECK(std::get<FunctionLsi>(f.steps[1].diffusion.lsi).c(0.1, 0.3, 2.0) ==
+  CHECK(std::holds_alternative<GaussianConvolutionLsi>(f.step(0).diffusion.lsi));  // point mass at s = 0
+  CHECK(std::holds_alternative<FunctionLsi>(f.step(1).diffusion.lsi));
+  CHECK(std::get<FunctionLsi>(f.step(1).diffusion.lsi).c(0.1, 0.3, 2.0) ==
         Approx(1.0 / (0.94 * 0.94 * 0.1 + 2 * 0.1 * sigma * sigma)).epsilon(1e-13));
 }
 
@@ -283,7 +283,7 @@ TEST_CASE("Where the property fails: eta (h_min + h_max) > 2, or a Gaussian star
     PrivacyProgram marginal;
     for (std::size_t k = 0; k < 200; ++k) {
       const double a = (G * laws[k].covariance * G.transpose())(0, 0);
-      marginal.steps.push_back({{LsiRestart{a > 0 ? 1 / a : std::numeric_limits<double>::infinity()}},
+      marginal.append({{LsiRestart{a > 0 ? 1 / a : std::numeric_limits<double>::infinity()}},
                                 {p.eta, sigma, Sg / n, GaussianConvolutionLsi{}}, {}, GammaChoice::optimal()});
     }
     const auto pdi_marginal = pdi_slopes(marginal, orders);

@@ -80,10 +80,10 @@ class Rows final : public RecordObserver {
 class RecordingSink final : public ReportSink {
  public:
   Rows rows;
-  void begin(const RunMetadata&, std::span<const double>, const std::vector<RowSeriesSpec>&) override {}
-  void record(const EngineRecord& row) override { rows.record(row); }
-  void finish(const std::vector<ClosedFormCurves>&, const std::vector<PerOrderVector>&,
-              const std::map<std::string, std::string>&) override {}
+  void begin(const RunMetadata&, std::span<const double>, const std::vector<RowSeriesSpec>&,
+             const std::vector<ClosedFormLabel>&) override {}
+  void record(const EngineRecord& row, const std::vector<std::span<const double>>&) override { rows.record(row); }
+  void finish(const std::vector<PerOrderVector>&, const std::map<std::string, std::string>&) override {}
 };
 
 /// Several squared-loss runs: the Figure 2 setting of C21, small and large eta, sigma, n, S_g.

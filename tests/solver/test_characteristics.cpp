@@ -1,6 +1,8 @@
 // The characteristics engine over whole programs.
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 
 #include "models/privacy_model.hpp"
 #include "solver/characteristics_engine.hpp"
@@ -166,4 +168,70 @@ TEST_CASE("Listed record steps and per-phase sensitivities", "[engine]") {
   const double per_step_small = closed_forms::thm1(alpha, 2.0 / 100, 0.5, 0.1);
   CHECK(s.row(2)[1] == Approx(10 * per_step_big).epsilon(1e-13));
   CHECK(s.row(3)[1] == Approx(10 * per_step_big + 10 * per_step_small).epsilon(1e-13));
+}
+
+namespace {
+
+/// The same program with every step its own phase (how programs were stored before phases).
+PrivacyProgram expanded(const PrivacyProgram& program) {
+  PrivacyProgram out;
+  out.initial_inverse_lsi = program.initial_inverse_lsi;
+  program.for_each_step([&](std::int64_t, const ProgramStep& step) { out.append(step); });
+  return out;
+}
+
+std::vector<std::uint64_t> bits(const std::vector<double>& values) {
+  std::vector<std::uint64_t> out;
+  for (double v : values) out.push_back(std::bit_cast<std::uint64_t>(v));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("A program by phases solves to the bit like its per-step expansion", "[engine][phases]") {
+  RunSpec spec;
+  spec.algorithm.phases = {Phase::of(700, 0.02, 0.02), Phase::of(500, 0.01, 0.03), Phase::of(300, 0.05, 0.02)};
+  spec.algorithm.phases[2].gamma = 0.3;
+  spec.algorithm.n = 5000;
+  spec.algorithm.sensitivity = 4.0;
+  spec.orders = {1.01, 1.5, 2.0, 8.0, 64.0, 1000.0};
+  spec.events = {{0, GaussianRelease{0.001, 0.5}}, {350, LipschitzMap{0.9}}, {700, GaussianRelease{0.002, 0.5}},
+                 {1499, LsiRestart{100.0}}};
+  RunSpec sgd = spec;
+  sgd.algorithm.kind = AlgorithmKind::NoisySgd;
+  sgd.algorithm.batch_size = 1000;  // 5 batches per epoch
+  sgd.algorithm.sampling = BatchSampling::Partition;
+  sgd.gamma = GammaChoice::optimal();
+  struct Case {
+    const char* name;
+    PrivacyProgram program;
+    InitialCurve initial;
+    std::size_t phases;
+  };
+  auto with = [](RunSpec s, LsiSpec lsi, GammaChoice gamma) {
+    s.lsi = lsi;
+    s.gamma = gamma;
+    return build_program(s);
+  };
+  const std::vector<Case> cases = {
+      {"recursion, fixed gamma, nonlinear data", with(spec, LsiSpec::recursion(1.0, 4.0, 1000.0), GammaChoice::fixed(0.5)),
+       PowerCurve{1e-4, 2.0}, 9},
+      {"recursion, optimal gamma", with(spec, LsiSpec::recursion(1.0, 4.0), GammaChoice::optimal()), ZeroCurve{}, 9},
+      {"constant c", with(spec, LsiSpec::constant(1000.0), GammaChoice::fixed(0.7)), PowerCurve{1e-4, 2.0}, 9},
+      // 300 releasing steps, 303 record-free runs between them (and at the configured phases'
+      // edges), 5 more splits by the events.
+      {"noisy SGD, record in batch 2", build_noisy_sgd_program(sgd, 2), ZeroCurve{}, 300 + 303 + 5},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    CHECK(c.program.phases().size() == c.phases);  // vs 1500 steps
+    const Solution a = solve_by_characteristics(c.program, c.initial, spec.orders);
+    const Solution b = solve_by_characteristics(expanded(c.program), c.initial, spec.orders);
+    REQUIRE(a.record_count() == 1501);
+    CHECK(a.steps == b.steps);
+    CHECK(bits(a.times) == bits(b.times));
+    CHECK(bits(a.lsi_constant) == bits(b.lsi_constant));
+    CHECK(bits(a.R) == bits(b.R));
+    CHECK(a.R.back() > 0.0);
+  }
 }
