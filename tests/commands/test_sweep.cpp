@@ -67,14 +67,11 @@ SweepResult run_all(const SweepConfiguration& sweep, const EngineRegistry& engin
 
 /// The closed form `name` at the last step of the point's run, at every order.
 std::vector<double> closed_form_at_end(const RunSpec& spec, const std::string& name) {
-  Solution index;
-  index.orders = spec.orders;
+  ClosedFormRows forms(spec);
   const std::int64_t K = spec.total_steps();
-  index.steps = {K};
-  index.times = {spec.algorithm.phases.front().eta * static_cast<double>(K)};
-  index.lsi_constant = {0.0};
-  for (const auto& cf : applicable_closed_forms(spec, index))
-    if (cf.name == name) return cf.R;
+  const auto& rows = forms.evaluate(K, spec.algorithm.phases.front().eta * static_cast<double>(K));
+  for (std::size_t i = 0; i < forms.labels().size(); ++i)
+    if (forms.labels()[i].name == name) return rows[i];
   FAIL("closed form " << name << " does not apply");
   return {};
 }
