@@ -1,5 +1,7 @@
 #include "io/hdf5_output.hpp"
 
+#include "io/atomic_output.hpp"
+
 #include "numerics/format_number.hpp"
 
 #include <H5Cpp.h>
@@ -314,13 +316,6 @@ void check_extra_attribute_name(const std::filesystem::path& path, const std::st
   }
 }
 
-std::filesystem::path temporary_sibling(const std::filesystem::path& path) {
-  static std::atomic<unsigned> counter{0};
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  return tmp;
-}
-
 // ---- reading ---------------------------------------------------------------------------------
 
 RunReport read_file(const std::filesystem::path& path) {
@@ -437,6 +432,7 @@ struct Hdf5ReportStream::State {
     }
     std::error_code ignored;
     std::filesystem::remove(tmp, ignored);
+    release_temporary(tmp);
   }
 
   // Runs one HDF5 step. HDF5 errors become std::runtime_error naming the target; any failure may
@@ -480,7 +476,7 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
     s.closed_form_names.push_back(label.name);
   }
 
-  s.tmp = temporary_sibling(s.path);
+  s.tmp = reserve_temporary(s.path);  // removed by the signal handlers too
   s.writing = true;
   s.guard("create the file", [&] {
     s.file = H5::H5File(s.tmp.string(), H5F_ACC_TRUNC);
@@ -608,6 +604,7 @@ void Hdf5ReportStream::finish(const std::vector<PerOrderVector>& per_order,
     s.file.flush(H5F_SCOPE_GLOBAL);
     for (H5::IdComponent* object : s.objects()) object->close();
     std::filesystem::rename(s.tmp, s.path);
+    release_temporary(s.tmp);
     s.writing = false;
   });
 }

@@ -262,6 +262,30 @@ with tempfile.TemporaryDirectory() as tmp:
           and default["R"][0] <= default["closed_forms"]["composition"][0] * (1 + 1e-13),
           (default["R"], half["R"], default["closed_forms"]["composition"]))
 
+    # Signals: SIGINT, SIGTERM and SIGHUP remove the temporary output and exit with 128 + signal.
+    import signal
+    import time
+    sigdir = os.path.join(tmp, "signals")
+    os.makedirs(sigdir)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        p = subprocess.Popen([RDPDYN, "solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "-o",
+                              os.path.join(sigdir, "long.h5"), "--set", "algorithm.steps=2000000000",
+                              "--set", "output.record_steps=[2000000000]"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 20
+        while time.time() < deadline and not any(".tmp-" in f for f in os.listdir(sigdir)):
+            time.sleep(0.02)
+        had_temporary = any(".tmp-" in f for f in os.listdir(sigdir))
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=30)
+        check(f"{sig.name}: the solve was writing its temporary", had_temporary, os.listdir(sigdir))
+        check(f"{sig.name}: exit 128 + {int(sig)}", p.returncode == 128 + int(sig), (p.returncode, err))
+        check(f"{sig.name}: no file left", os.listdir(sigdir) == [], os.listdir(sigdir))
+    # A closed stdout ends the process quietly (no PETSc or MPI abort).
+    r = subprocess.run(f"{RDPDYN} solve {os.path.join(EXAMPLES, 'fd_convergence.toml')} --json | head -c 5",
+                       shell=True, capture_output=True, text=True, timeout=300)
+    check("closed stdout: quiet", r.stderr == "" and r.stdout == '{"R":', (r.stdout, r.stderr))
+
     # A strict command line: unknown options, extra arguments and misspelt subcommands are refused
     # with exit 2 and a hint for near misses.
     fig1_path = os.path.join(EXAMPLES, "figure1_lambda1.toml")
