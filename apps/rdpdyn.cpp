@@ -113,15 +113,20 @@ rdpdyn::EngineRegistry engines_for(const rdpdyn::RunConfig& config, rdpdyn::Pets
   return rdpdyn::engine_registry(petsc.comm());
 }
 
-int run_solve(const std::string& config_path, const std::string& output, bool json, rdpdyn::PetscSession& petsc,
-              const std::vector<std::string>& sets) {
+int run_solve(const std::string& config_path, const std::string& output, bool json, bool quiet,
+              rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
   const int rank = petsc.rank();
   std::optional<rdpdyn::Hdf5ReportSink> hdf5;
   if (!output.empty() && rank == 0) hdf5.emplace(output);  // one writer
-  const rdpdyn::RunReport report = rdpdyn::solve_run(config, engines, hdf5 ? &*hdf5 : nullptr);
+  rdpdyn::ProgressLine line("rdpdyn solve", "steps", rdpdyn::progress_wanted(quiet, rank), kProgressDelaySeconds);
+  const rdpdyn::RunReport report =
+      rdpdyn::solve_run(config, engines, hdf5 ? &*hdf5 : nullptr, [&](std::int64_t done, std::int64_t total) {
+        line.update(static_cast<std::size_t>(done), static_cast<std::size_t>(total));
+      });
+  line.finish();
   if (rank != 0) return 0;  // one writer
   if (json) std::cout << rdpdyn::report_to_json(report) << std::endl;
   if (!json) print_summary(report);
@@ -241,6 +246,7 @@ int main(int argc, char** argv) {
   solve->add_option("config", config_path, "Configuration file (TOML)")->required();
   solve->add_option("-o,--output", output, "Write the solution grid to this HDF5 file (docs/hdf5.md)");
   solve->add_flag("--json", json, "Print a JSON summary (final-time R and closed forms) on stdout");
+  solve->add_flag("--quiet", quiet, "No progress line on stderr");
   solve->footer(kFooter);
   std::vector<std::string> sets;  // --set KEY=VALUE, on solve, compare and calibrate (docs/config.md)
   const auto add_set = [&sets](CLI::App* command) {
@@ -327,7 +333,7 @@ int main(int argc, char** argv) {
     // PETSc starts here only under an MPI launcher or with PETSc options; else when an engine needs it.
     rdpdyn::PetscSession petsc(argv[0], petsc_options);
     int code = 0;
-    if (*solve) code = run_solve(config_path, output, json, petsc, sets);
+    if (*solve) code = run_solve(config_path, output, json, quiet, petsc, sets);
     else if (*sweep) code = run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
     else if (*compare) code = run_compare(compare_config, compare_output, compare_json, quiet, petsc, sets);
     else if (*calibrate) {

@@ -86,14 +86,15 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine) {
   return m;
 }
 
-RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, ReportSink* sink) {
+RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, ReportSink* sink,
+                    const StepProgress& progress) {
   const RunSpec& spec = config.spec;
   const Engine& engine = configured_engine(config, engines);
   RunReport report;
   report.metadata = metadata_of(config, engine);
   RecordKeeper keeper(spec, sink);
   if (sink) sink->begin(report.metadata, spec.orders, engine.row_series(), keeper.closed_forms.labels());
-  EngineSummary summary = solve_configured_run(config, engines, keeper);
+  EngineSummary summary = solve_configured_run(config, engines, keeper, progress);
   report.per_order = std::move(summary.per_order);
   report.extra_attributes = std::move(summary.attributes);
 

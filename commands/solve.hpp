@@ -34,6 +34,8 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine);
 /// attributes. `sink` (may be null; pass it on the writing rank only) receives every record with
 /// its closed-form rows, evaluated as the record arrives.
 /// Throws SpecError for input that the models or engines refuse.
-RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, ReportSink* sink = nullptr);
+/// `progress` (may be empty) follows the engine's steps.
+RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, ReportSink* sink = nullptr,
+                    const StepProgress& progress = {});
 
 }  // namespace rdpdyn

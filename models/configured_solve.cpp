@@ -52,7 +52,7 @@ const Engine& configured_engine(const RunConfig& config, const EngineRegistry& e
 }
 
 EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry& engines,
-                                   RecordObserver& observer) {
+                                   RecordObserver& observer, const StepProgress& progress) {
   const RunSpec& spec = config.spec;
   if (spec.adjacency == Adjacency::AddRemove) {
     std::string also;
@@ -68,7 +68,7 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
   }
   require_pdi_constants(spec);
   const Engine& engine = configured_engine(config, engines);
-  const EngineSettings settings{spec.record, {config.integration_rtol}, config.grid};
+  const EngineSettings settings{spec.record, {config.integration_rtol}, config.grid, progress};
   OutwardRounding rounding(observer);
   try {
     if (spec.algorithm.kind == AlgorithmKind::NoisySgd) {

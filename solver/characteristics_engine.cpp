@@ -119,6 +119,7 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
     t = t_next;
     for (const auto& e : step.after) apply_event(state, e);
     if (options.record.records(k + 1, total)) record(k + 1);
+    if (options.progress && ((k + 1) % 65536 == 0 || k + 1 == total)) options.progress(k + 1, total);
   });
 }
 
@@ -152,7 +153,7 @@ class CharacteristicsEngine final : public Engine {
   EngineSummary solve(const PrivacyProgram& program, const InitialCurve& initial, std::span<const double> orders,
                       const EngineSettings& settings, RecordObserver& observer) const override {
     EngineSummary summary;
-    solve_by_characteristics(program, initial, orders, {settings.record, settings.tolerance},
+    solve_by_characteristics(program, initial, orders, {settings.record, settings.tolerance, settings.progress},
                              [&](std::int64_t step, double t, double c, std::span<const double> R) {
                                observer.record({step, t, c, R, {}});
                                summary.final_R.assign(R.begin(), R.end());

@@ -10,6 +10,7 @@
 #include <functional>
 #include <span>
 
+#include "solver/step_progress.hpp"
 #include "dynamics/initial_curve.hpp"
 #include "dynamics/privacy_program.hpp"
 #include "solver/interval_flow.hpp"
@@ -20,6 +21,7 @@ namespace rdpdyn {
 struct CharacteristicsOptions {
   RecordPlan record;
   IntegrationTolerance tolerance;
+  StepProgress progress;  ///< called every 2^16 steps and at the end
 };
 
 /// Called for each record, in order: the number of completed steps, the time, the LSI constant

@@ -15,6 +15,7 @@
 #include "dynamics/solution.hpp"
 #include "solver/finite_difference_grid.hpp"
 #include "solver/interval_flow.hpp"
+#include "solver/step_progress.hpp"
 
 namespace rdpdyn {
 
@@ -24,6 +25,7 @@ struct EngineSettings {
   RecordPlan record;
   IntegrationTolerance tolerance;
   FiniteDifferenceGrid grid;
+  StepProgress progress;
 };
 
 /// A 2-D series an engine reports beside R at every record (same shape), e.g. the uncertified

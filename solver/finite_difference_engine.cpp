@@ -422,6 +422,7 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
     }
     if (jump != 0.0) RDPDYN_PETSC(VecShift(p.U, jump));
     if (options.record.records(k + 1, total)) record(k + 1);
+    if (options.progress && c.rank == 0) options.progress(k + 1, total);
   });
 
   summary.inflow_reach_y = c.y_min + reach + 2.0 * c.dy;
@@ -459,7 +460,7 @@ class FiniteDifferenceEngine final : public Engine {
                       const EngineSettings& settings, RecordObserver& observer) const override {
     EngineSummary out;
     out.final_R.assign(orders.size(), 0.0);
-    FiniteDifferenceOptions options{settings.grid, settings.record, settings.tolerance};
+    FiniteDifferenceOptions options{settings.grid, settings.record, settings.tolerance, true, settings.progress};
     const FiniteDifferenceSummary summary = solve_by_finite_differences(
         comm_, program, initial, orders, options,
         [&](std::int64_t step, double t, double c, std::span<const double> certified,

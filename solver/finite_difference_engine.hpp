@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "solver/step_progress.hpp"
 #include "dynamics/initial_curve.hpp"
 #include "dynamics/privacy_program.hpp"
 #include "solver/finite_difference_grid.hpp"
@@ -25,6 +26,7 @@ struct FiniteDifferenceOptions {
   IntegrationTolerance tolerance;
   /// Off only for benchmarks of the scheme alone: the rows then carry NaN as certified values.
   bool certify = true;
+  StepProgress progress;  ///< called after every step, on rank 0
 };
 
 /// One record of the finite-difference solve (called on rank 0 only).

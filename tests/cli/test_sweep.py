@@ -2,7 +2,7 @@
 """`rdpdyn sweep` end to end: the HDF5 file read through h5py's dimension scales and through
 xarray (named dimensions and coordinates), the reading example of docs/hdf5.md run as written,
 --json against the file, the sweep example against C21's closed forms, bad input (exit 2, no
-output), --set, the progress line on a terminal and its silence in pipes; with MPIEXEC, the
+output), --set, the progress line (sweep, and a long solve) on a terminal and its silence in pipes; with MPIEXEC, the
 result of `mpirun -n 2` against one process, bit for bit.
 
 usage: test_sweep.py RDPDYN SOURCE_DIR [MPIEXEC]
@@ -179,5 +179,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check("progress on a terminal", code == 0 and "rdpdyn sweep: 20/20 points (100%)" in text and "\r" in text, repr(text))
     code, text = terminal_stderr(["sweep", EXAMPLE, "--quiet"] + SMALL)
     check("--quiet: no progress on a terminal", code == 0 and text == "", repr(text))
+    # solve shows its steps once it has run for a second; in a pipe, nothing.
+    long_solve = ["solve", os.path.join(SOURCE, "examples", "figure1_lambda1.toml"), "--json",
+                  "--set", "algorithm.steps=60000000", "--set", "output.record_steps=[60000000]"]
+    code, text = terminal_stderr(long_solve)
+    check("solve: progress on a terminal after a second", code == 0 and re.search(r"rdpdyn solve: \d+/60000000 steps", text),
+          repr(text[-300:]))
+    r = run(long_solve)
+    check("solve in a pipe: no progress", r.returncode == 0 and r.stderr == "", r.stderr[-300:])
 
 finish()
