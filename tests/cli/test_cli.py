@@ -286,6 +286,33 @@ with tempfile.TemporaryDirectory() as tmp:
                        shell=True, capture_output=True, text=True, timeout=300)
     check("closed stdout: quiet", r.stderr == "" and r.stdout == '{"R":', (r.stdout, r.stderr))
 
+    # Contradictions resolved (docs/config.md agrees): an order-dependent LSI schedule runs on the
+    # finite-difference engine with /lsi_constant NaN after step 0; the default grid.alpha_max stops
+    # at a tabulated start while an explicit larger value is refused.
+    alpha_lsi = os.path.join(tmp, "alpha_lsi.toml")
+    with open(alpha_lsi, "w") as f:
+        f.write('[orders]\nvalues = [2, 4]\n[algorithm]\nkind = "noisy-gd"\nsteps = 3\neta = 0.02\nsigma = 0.5\n'
+                'n = 100\nsensitivity = 1.0\n[lsi]\nkind = "function"\nc = "50 / (1 + 0.01*alpha)"\n'
+                '[analysis]\nengine = "finite-difference"\ngamma = 0.5\n[grid]\ncells = 64\n')
+    out_alpha = os.path.join(tmp, "alpha_lsi.h5")
+    r = run("solve", alpha_lsi, "-o", out_alpha)
+    check("alpha-dependent LSI schedule: exit 0", r.returncode == 0, r.stderr)
+    if r.returncode == 0:
+        with h5py.File(out_alpha, "r") as f:
+            c = f["lsi_constant"][()]
+            check("alpha-dependent LSI schedule: lsi_constant inf, then NaN", c[0] == np.inf and np.all(np.isnan(c[1:])), c)
+            check("alpha-dependent LSI schedule: R finite", np.all(np.isfinite(f["R"][()])))
+    table_fd = os.path.join(tmp, "table_fd.toml")
+    with open(table_fd, "w") as f:
+        f.write('[orders]\nvalues = [2, 4]\n[algorithm]\nkind = "noisy-gd"\nsteps = 2\neta = 0.02\nsigma = 0.5\n'
+                'n = 100\nsensitivity = 1.0\n[lsi]\nkind = "constant"\nc = 1\n[initial]\nkind = "table"\n'
+                'alpha = [1.5, 10]\nR = [0.001, 0.01]\n[analysis]\nengine = "finite-difference"\ngamma = 0.5\n[grid]\ncells = 64\n')
+    r = run("solve", table_fd, "--json")
+    check("table start: the default alpha_max stops at the table", r.returncode == 0, r.stderr)
+    r = run("solve", table_fd, "--json", "--set", "grid.alpha_max=16")
+    check("table start: an explicit alpha_max above the table is refused",
+          r.returncode == 2 and "'grid.alpha_max' = 16: must be <= the largest tabulated order initial.alpha = 10" in r.stderr, r.stderr)
+
     # A strict command line: unknown options, extra arguments and misspelt subcommands are refused
     # with exit 2 and a hint for near misses.
     fig1_path = os.path.join(EXAMPLES, "figure1_lambda1.toml")
