@@ -52,6 +52,9 @@ struct RunReport {
 inline constexpr const char* kUnitsRdp = "nats (Renyi divergence R_alpha, natural log)";
 inline constexpr const char* kUnitsTime = "C21 continuous time: each noisy-GD step lasts eta";
 inline constexpr const char* kUnitsOrder = "Renyi order alpha (dimensionless, > 1)";
-inline constexpr int kHdf5SchemaVersion = 2;  ///< 2 added /extras (docs/hdf5.md)
+/// One version for the files of solve, compare and sweep (docs/hdf5.md, "Schema versioning"):
+/// 2 added /extras; 3 the root attribute `command` and the common root attributes in compare and
+/// sweep files.
+inline constexpr int kHdf5SchemaVersion = 3;
 
 }  // namespace rdpdyn

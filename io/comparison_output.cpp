@@ -149,9 +149,7 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
     try {
       H5::Exception::dontPrint();
       H5::H5File file(tmp.string(), H5F_ACC_TRUNC);
-      string_attribute(file, "program", "rdpdyn");
-      string_attribute(file, "command", "compare");
-      string_attribute(file, "program_version", kVersion);
+      hdf5::common_root_attributes(file, kHdf5SchemaVersion, "compare", kVersion);
       string_attribute(file, "config", config.text);
       string_attribute(file, "config_path", config.path);
       // One entry per line, as solve writes them.

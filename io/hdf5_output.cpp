@@ -1,6 +1,7 @@
 #include "io/hdf5_output.hpp"
 
 #include "io/atomic_output.hpp"
+#include "io/hdf5_primitives.hpp"
 
 #include "numerics/format_number.hpp"
 
@@ -16,6 +17,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -98,21 +100,10 @@ std::string shape_text(const std::vector<hsize_t>& dims) {
   return text + ")";
 }
 
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 // ---- attributes ------------------------------------------------------------------------------
 
 void write_string_attribute(const H5::H5Object& object, const char* name, const std::string& value) {
-  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
-  type.setCset(H5T_CSET_UTF8);  // the TOML text may carry non-ASCII comments
-  object.createAttribute(name, type, H5::DataSpace(H5S_SCALAR)).write(type, value);
+  hdf5::string_attribute(object, name, value);
 }
 
 /// A root attribute of the run (epsilon, delta, grid sizes, ...): a float64 when its text is a
@@ -304,7 +295,7 @@ void check_length(const std::filesystem::path& path, const std::string& what, st
 // Extra root attributes must not shadow the schema's own; '\n' separates the names in the list.
 void check_extra_attribute_name(const std::filesystem::path& path, const std::string& name) {
   bool reserved = name == kExtraAttributesList;
-  for (const char* own : {"schema_version", "program", "units_R", "units_t", "units_orders",
+  for (const char* own : {"schema_version", "program", "command", "units_R", "units_t", "units_orders",
                           "created_utc"}) {
     reserved = reserved || name == own;
   }
@@ -485,6 +476,8 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
     s.t = create_row_dataset<double>(s.file, "t", {});
     write_string_attribute(s.t, "units", kUnitsTime);
     s.step = create_row_dataset<std::int64_t>(s.file, "step", {});
+    write_string_attribute(s.step, "units", "steps (count)");
+    write_string_attribute(s.step, "description", "number of completed steps at each record (0 = the initial data)");
     s.lsi = create_row_dataset<double>(s.file, "lsi_constant", {});
     write_string_attribute(s.lsi, "units", kUnitsLsi);
     write_string_attribute(s.lsi, "description", kDescriptionLsi);
@@ -508,17 +501,14 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
       write_string_attribute(s.series.back(), "units", spec.units);
     }
 
-    s.file.createAttribute("schema_version", H5::PredType::STD_I32LE, H5::DataSpace(H5S_SCALAR))
-        .write(H5::PredType::NATIVE_INT, &kHdf5SchemaVersion);
-    write_string_attribute(s.file, "program", "rdpdyn");
+    hdf5::common_root_attributes(s.file, kHdf5SchemaVersion, "solve", metadata.program_version.c_str());
     for (const auto& [name, member] : kMetadataAttributes) {
-      write_string_attribute(s.file, name, metadata.*member);
+      if (std::string_view(name) != "program_version") write_string_attribute(s.file, name, metadata.*member);
     }
     for (const auto& [name, member] : kConstantLists) write_string_attribute(s.file, name, lines_of(metadata.*member));
     write_string_attribute(s.file, "units_R", kUnitsRdp);
     write_string_attribute(s.file, "units_t", kUnitsTime);
     write_string_attribute(s.file, "units_orders", kUnitsOrder);
-    write_string_attribute(s.file, "created_utc", utc_now_iso8601());
   });
 }
 

@@ -3,6 +3,7 @@
 // attributes as UTF-8 strings or float64, and float64 datasets of any shape.
 #include <H5Cpp.h>
 
+#include <ctime>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,29 @@ inline void string_attribute(const H5::H5Object& o, const char* name, const std:
 
 inline void number_attribute(const H5::H5Object& o, const char* name, double value) {
   o.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_DOUBLE, &value);
+}
+
+/// "2025-01-31T12:00:00Z": now, ISO 8601 UTC.
+inline std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+/// The root attributes every rdpdyn file carries, whatever the command (docs/hdf5.md, "Root
+/// attributes of every file"): schema_version (int32), program, command, program_version,
+/// created_utc.
+inline void common_root_attributes(const H5::H5File& file, int schema_version, const char* command,
+                                   const char* program_version) {
+  file.createAttribute("schema_version", H5::PredType::STD_I32LE, H5::DataSpace(H5S_SCALAR))
+      .write(H5::PredType::NATIVE_INT, &schema_version);
+  string_attribute(file, "program", "rdpdyn");
+  string_attribute(file, "command", command);
+  string_attribute(file, "program_version", program_version);
+  string_attribute(file, "created_utc", utc_now_iso8601());
 }
 
 /// A little-endian float64 dataset of shape `dims` holding `values` (row-major).

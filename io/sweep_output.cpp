@@ -138,9 +138,7 @@ void write_sweep_hdf5(const std::filesystem::path& path, const SweepResult& r, c
       using namespace hdf5;
       H5::Exception::dontPrint();
       H5::H5File file(tmp.string(), H5F_ACC_TRUNC);
-      string_attribute(file, "program", "rdpdyn");
-      string_attribute(file, "command", "sweep");
-      string_attribute(file, "program_version", kVersion);
+      common_root_attributes(file, kHdf5SchemaVersion, "sweep", kVersion);
       string_attribute(file, "config", provenance.config_text);
       string_attribute(file, "config_path", provenance.config_path);
       string_attribute(file, "units_R", kUnitsRdp);

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""One output schema for the HDF5 files of `solve`, `compare` and `sweep`: every file carries the
+same root attributes (schema_version int32, program, command, program_version, created_utc), and
+every attribute of every object reads back with h5py as the type it should: numbers as numbers
+(float64, or int32 for schema_version), text as str and never a number written as text.
+
+usage: test_schema.py RDPDYN SOURCE_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
+import h5py
+import numpy as np
+
+RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
+EX = os.path.join(SOURCE, "examples")
+# Attributes HDF5's dimension-scale API writes itself (sweep files).
+DIMENSION_SCALE_ATTRIBUTES = {"CLASS", "NAME", "REFERENCE_LIST", "DIMENSION_LIST", "DIMENSION_LABELS", "_Netcdf4Dimid"}
+
+
+def is_number_text(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def check_file(label, path, command):
+    with h5py.File(path, "r") as f:
+        a = f.attrs
+        check(f"{label}: schema_version is an int32 = 3", a["schema_version"].dtype == np.int32 and a["schema_version"] == 3,
+              repr(a.get("schema_version")))
+        for name, value in (("program", "rdpdyn"), ("command", command)):
+            check(f"{label}: {name} = {value}", a.get(name) == value, a.get(name))
+        check(f"{label}: program_version", isinstance(a.get("program_version"), str) and re.match(r"\d+\.\d+\.\d+", a["program_version"]))
+        check(f"{label}: created_utc", isinstance(a.get("created_utc"), str) and re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", a["created_utc"]))
+        bad = []
+
+        def visit(name, obj):
+            for key, value in obj.attrs.items():
+                if key in DIMENSION_SCALE_ATTRIBUTES:
+                    continue
+                where = f"{name or '/'}@{key}"
+                if isinstance(value, str):
+                    if is_number_text(value):
+                        bad.append(f"{where}: a number stored as text {value!r}")
+                elif isinstance(value, (np.floating, float)):
+                    if np.asarray(value).dtype != np.float64:
+                        bad.append(f"{where}: {np.asarray(value).dtype}, not float64")
+                elif isinstance(value, (np.integer,)):
+                    if key != "schema_version":
+                        bad.append(f"{where}: an integer attribute other than schema_version")
+                else:
+                    bad.append(f"{where}: unexpected type {type(value).__name__}")
+
+        visit("", f)
+        f.visititems(visit)
+        check(f"{label}: every attribute has its type", not bad, bad)
+        return dict(a)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "solve.h5")
+    r = subprocess.run([RDPDYN, "solve", os.path.join(EX, "figure2_tight.toml"), "-o", out, "--set", "report.delta=1e-5"],
+                       capture_output=True, text=True)
+    check("solve runs", r.returncode == 0, r.stderr)
+    a = check_file("solve", out, "solve")
+    with h5py.File(out, "r") as f:
+        check("solve: /step has units and a description", f["step"].attrs.get("units") == "steps (count)"
+              and "completed steps" in f["step"].attrs.get("description", ""))
+    check("solve: epsilon and delta are float64", isinstance(a.get("epsilon"), np.floating) and a.get("delta") == 1e-5,
+          (a.get("epsilon"), a.get("delta")))
+    out = os.path.join(tmp, "fd.h5")
+    r = subprocess.run([RDPDYN, "solve", os.path.join(EX, "fd_convergence.toml"), "-o", out], capture_output=True, text=True)
+    check("solve (finite differences) runs", r.returncode == 0, r.stderr)
+    a = check_file("solve, finite differences", out, "solve")
+    check("fd_cells is a number", isinstance(a.get("fd_cells"), np.floating), a.get("fd_cells"))
+    out = os.path.join(tmp, "compare.h5")
+    r = subprocess.run([RDPDYN, "compare", os.path.join(EX, "ye_shokri_fmnist.toml"), "-o", out], capture_output=True, text=True)
+    check("compare runs", r.returncode == 0, r.stderr)
+    check_file("compare", out, "compare")
+    out = os.path.join(tmp, "sweep.h5")
+    r = subprocess.run([RDPDYN, "sweep", os.path.join(EX, "sweep_surface.toml"), "-o", out, "--quiet",
+                        "--set", "sweep.axis[0].range={start = 0.01, stop = 1.0, count = 3, scale = \"log\"}",
+                        "--set", "sweep.axis[1]={key = \"algorithm.steps\", values = [1, 10]}",
+                        "--set", "sweep.analyses=[\"pdi\", \"best\"]"], capture_output=True, text=True)
+    check("sweep runs", r.returncode == 0, r.stderr)
+    a = check_file("sweep", out, "sweep")
+    check("sweep: points is a number", isinstance(a.get("points"), np.floating) and a["points"] == 6.0, a.get("points"))
+finish()
