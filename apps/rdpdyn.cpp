@@ -7,22 +7,25 @@
 //   rdpdyn compare examples/ye_shokri_fmnist.toml --json
 //   rdpdyn calibrate examples/ye_shokri_fmnist.toml --epsilon 3 --delta 1e-5 --analysis ye-shokri-thm4.2
 //   rdpdyn calibrate examples/dpsgd_accounting.toml --epsilon 2 --delta 1e-5 --for noise_multiplier
+//   rdpdyn sweep examples/sweep_surface.toml -o surface.h5
+//   rdpdyn solve examples/fd_convergence.toml -- -log_view
 //   rdpdyn validate
 // Exit codes: 0 success, 1 a validation check failed or an internal error, 2 bad input.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-
 #include <optional>
 #include <vector>
 
+#include "apps/progress_line.hpp"
+#include "apps/signals.hpp"
 #include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
 #include "commands/convergence_study.hpp"
 #include "commands/solve.hpp"
 #include "commands/sweep_distribution.hpp"
-#include "apps/progress_line.hpp"
+#include "io/atomic_output.hpp"
 #include "io/calibration_output.hpp"
 #include "io/comparison_output.hpp"
 #include "io/config.hpp"
@@ -31,10 +34,8 @@
 #include "io/sweep_config.hpp"
 #include "io/sweep_output.hpp"
 #include "models/spec_error.hpp"
-#include "io/atomic_output.hpp"
 #include "numerics/near_miss.hpp"
 #include "rdpdyn_version.hpp"
-#include "apps/signals.hpp"
 #include "solver/engine_registry.hpp"
 #include "solver/petsc_session.hpp"
 #include "validation/theorem_suite.hpp"
@@ -324,12 +325,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*analyses && petsc_options.empty()) {
+    if (*analyses) {
+      if (!petsc_options.empty())
+        throw rdpdyn::SpecError("--", petsc_options.front(), "`rdpdyn analyses` takes no PETSc options");
       std::cout << (analyses_json ? rdpdyn::analysis_registry_json() + "\n" : rdpdyn::analysis_registry_table());
       return 0;
     }
-    if (!petsc_options.empty() && *analyses)
-      throw rdpdyn::SpecError("--", petsc_options.front(), "`rdpdyn analyses` takes no PETSc options");
     // PETSc starts here only under an MPI launcher or with PETSc options; else when an engine needs it.
     rdpdyn::PetscSession petsc(argv[0], petsc_options);
     int code = 0;
