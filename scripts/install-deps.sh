@@ -7,7 +7,7 @@ packages=(
   libpetsc-real-dev openmpi-bin libopenmpi-dev
   libeigen3-dev libboost-dev catch2 libbenchmark-dev
   libcli11-dev libtoml11-dev nlohmann-json3-dev libmuparser-dev
-  hdf5-tools python3-h5py python3-numpy python3-xarray python3-h5netcdf
+  hdf5-tools python3-h5py python3-numpy python3-xarray python3-h5netcdf python3-mpmath
 )
 missing=()
 for p in "${packages[@]}"; do
