@@ -6,6 +6,7 @@
 
 #include "analyses/chourasia_2021.hpp"
 #include "models/privacy_model.hpp"
+#include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
 
@@ -87,9 +88,18 @@ const std::vector<std::vector<double>>& ClosedFormRows::evaluate(std::int64_t st
   s.last_step = step;
   const C21Point at{static_cast<double>(step), t, s.rate_sum_through(step)};
   std::size_t i = 0;
+  // Upper bounds (and the composition baseline, also an upper bound) are raised and lower bounds
+  // lowered by the margin of a value computed through `step` steps (numerics/outward_rounding.hpp),
+  // so that no rounding puts a reported bound on the wrong side of the exact divergence.
+  const double margin = outward::recursion_margin(step);
   for (const C21Form& form : s.forms) {
     std::vector<double>& row = s.rows[i++];
-    for (std::size_t j = 0; j < s.orders.size(); ++j) row[j] = form.value(s.orders[j], at);
+    for (std::size_t j = 0; j < s.orders.size(); ++j) {
+      const double value = form.value(s.orders[j], at);
+      row[j] = form.role == "lower-bound" ? outward::round_down(value, margin)
+               : form.role == "exact"     ? value
+                                          : outward::round_up(value, margin);
+    }
   }
   if (!s.quadratic) return s.rows;
   if (!s.walk) {

@@ -17,6 +17,7 @@
 
 #include "io/expression.hpp"
 #include "io/toml_section.hpp"
+#include "numerics/outward_rounding.hpp"
 #include "solver/engine_registry.hpp"
 #include "models/privacy_model.hpp"
 #include "models/noise_units.hpp"
@@ -351,9 +352,13 @@ QuadraticLoss parse_quadratic(const Section& s, double sensitivity) {
     if (pair.size() != d)
       throw SpecError(s.key("pair"), std::to_string(pair.size()) + " entries", "must have d = " + std::to_string(d) + " entries");
     const Eigen::VectorXd delta = Eigen::Map<const Eigen::VectorXd>(pair.data(), static_cast<Eigen::Index>(d));
-    const double gradient_gap = (H * delta).norm();
-    if (gradient_gap > sensitivity * (1.0 + 1e-12))
-      throw SpecError(s.key("pair"), "with |H pair| = " + format_number(gradient_gap),
+    // The computed norm may be a few units of roundoff below the exact one, and a pair whose
+    // exact gradient gap exceeds S_g would be bounded with S_g: the norm is raised by a bound on
+    // its rounding error (d products and sums, a square root) before the comparison.
+    const double gradient_gap =
+        (H * delta).norm() * (1.0 + 4.0 * (static_cast<double>(d) + 2.0) * outward::kUnitRoundoff);
+    if (!(gradient_gap <= sensitivity))
+      throw SpecError(s.key("pair"), "with |H pair| = " + format_number(gradient_gap) + " (rounded up)",
                       "must satisfy |H (x - x')| <= algorithm.sensitivity = " + format_number(sensitivity));
     q.pair = pair;
   }
@@ -431,7 +436,32 @@ InitialCurve parse_initial(const Section& s) {
   return FunctionCurve{[f](double a) { return f({a}); }, text};
 }
 
-std::vector<ScheduledEvent> parse_events(const Section& root, std::int64_t total_steps) {
+/// Events change the iterate law; only the LSI recursion carries that into c (C21 Lemma 8:
+/// an L-Lipschitz map takes c to c/L^2). The other kinds fix c at every step: a restart would be
+/// ignored, and an expanding map (L > 1) would leave c too large, unless the user vouches for c
+/// (constant or function with a generic loss: their c must then account for the maps).
+void check_event_against_lsi(const Section& e, const StepEvent& event, const RunSpec& spec) {
+  if (!spec.declares_lsi || spec.lsi.kind == LsiKind::Recursion) return;
+  const char* kind = spec.lsi.kind == LsiKind::Constant         ? "constant"
+                     : spec.lsi.kind == LsiKind::StronglyConvex ? "strongly-convex"
+                     : spec.lsi.kind == LsiKind::SquaredLoss    ? "squared-loss"
+                     : spec.lsi.kind == LsiKind::Function       ? "function"
+                                                                : "exact-quadratic";
+  if (std::holds_alternative<LsiRestart>(event))
+    throw SpecError(e.key("kind"), "\"lsi-restart\"",
+                    std::string("needs lsi.kind = \"recursion\": lsi.kind = \"") + kind +
+                        "\" fixes c at every step, so the restart would be ignored");
+  const auto* map = std::get_if<LipschitzMap>(&event);
+  const bool user_vouches = (spec.lsi.kind == LsiKind::Constant || spec.lsi.kind == LsiKind::Function) &&
+                            spec.algorithm.loss == LossKind::Generic;
+  if (map && map->lipschitz > 1.0 && !user_vouches)
+    throw SpecError(e.key("lipschitz"), format_number(map->lipschitz),
+                    std::string("an expanding map (L > 1) widens the iterate law (C21 Lemma 8: c -> c/L^2), which "
+                                "lsi.kind = \"") + kind + "\" does not account for: use lsi.kind = \"recursion\"");
+}
+
+std::vector<ScheduledEvent> parse_events(const Section& root, const RunSpec& spec) {
+  const std::int64_t total_steps = spec.total_steps();
   std::vector<ScheduledEvent> out;
   for (const Section& e : root.tables("events")) {
     const std::string kind = one_of(e, "kind", {"gaussian-release", "lipschitz", "lsi-restart"});
@@ -450,6 +480,7 @@ std::vector<ScheduledEvent> parse_events(const Section& root, std::int64_t total
       e.allow_only({"kind", "after_step", "c"});
       ev.event = LsiRestart{positive(e, "c")};
     }
+    check_event_against_lsi(e, ev.event, spec);
     out.push_back(ev);
   }
   std::stable_sort(out.begin(), out.end(),
@@ -672,7 +703,7 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
     }
   }
   if (root.has("initial")) spec.initial = parse_initial(root.table("initial"));
-  if (root.has("events")) spec.events = parse_events(root, spec.total_steps());
+  if (root.has("events")) spec.events = parse_events(root, spec);
   if (root.has("output")) {
     const Section out = root.table("output");
     out.allow_only({"record_every", "record_steps"});

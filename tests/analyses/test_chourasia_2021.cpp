@@ -4,6 +4,7 @@
 
 #include "analyses/chourasia_2021_closed_forms.hpp"
 #include "analyses/closed_form_curves.hpp"
+#include "numerics/outward_rounding.hpp"
 
 using namespace rdpdyn;
 
@@ -89,12 +90,17 @@ TEST_CASE("Closed-form rows of solve, one record at a time: the catalogue at K a
   for (const std::int64_t K : {0, 1, 250, 1000}) {
     const double k = static_cast<double>(K);
     const auto& r = rows.evaluate(K, eta * k);
+    // Upper bounds are raised, lower bounds lowered by the margin of K steps; exact values as
+    // computed (numerics/outward_rounding.hpp).
+    const double margin = outward::recursion_margin(K);
     for (std::size_t j = 0; j < 2; ++j) {
       const double alpha = spec.orders[j];
       CHECK(r[0][j] == Approx(closed_forms::thm1(alpha, Sg / n, sigma, eta * k)).epsilon(1e-13));
+      CHECK(r[0][j] >= closed_forms::thm1(alpha, Sg / n, sigma, eta * k));
       CHECK(r[1][j] == Approx(closed_forms::composition(alpha, Sg, n, sigma, eta, k)).epsilon(1e-13));
-      CHECK(r[3][j] == closed_forms::cor2(alpha, Sg, n, sigma, eta, k));
+      CHECK(r[3][j] == outward::round_up(closed_forms::cor2(alpha, Sg, n, sigma, eta, k), margin));
       CHECK(r[4][j] == closed_forms::thm3_exact(alpha, Sg, n, sigma, eta, k));
+      CHECK(r[5][j] == outward::round_down(closed_forms::thm3_lower(alpha, Sg, n, sigma, eta, k), margin));
     }
   }
   CHECK(rows.rows()[4][1] == closed_forms::thm3_exact(10.0, Sg, n, sigma, eta, 1000.0));

@@ -69,8 +69,9 @@ with tempfile.TemporaryDirectory() as tmp:
                 cor1 = orders * Sg**2 / (lam * sigma**2 * n**2) * (1 - np.exp(-lam * eta * K / 2))
                 comp = orders * Sg**2 * eta * K / (4 * n**2 * sigma**2)
                 check(f"{name}: R = Cor 1 (C21)", max_rel(R, cor1) < 1e-12, max_rel(R, cor1))
-                check(f"{name}: cor1 curve", max_rel(cf["cor1"], cor1) < 1e-13)
-                check(f"{name}: composition curve", max_rel(cf["composition"], comp) < 1e-13)
+                # Upper bounds are rounded outward by 4 (K + 16) u relative (docs/math.md section 6).
+                check(f"{name}: cor1 curve", max_rel(cf["cor1"], cor1) < 1e-12 and np.all(cf["cor1"] >= cor1 * (1 - 1e-15)))
+                check(f"{name}: composition curve", max_rel(cf["composition"], comp) < 1e-12)
                 check(f"{name}: orders", list(orders) == [10, 20, 30])
             if name.startswith("figure2"):
                 K = steps[:, None].astype(float)
@@ -97,7 +98,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 # multiplier z (Ye & Shokri 2022 App. F: alpha eta S_g^2 / (4 sigma^2 b^2) = 2 alpha / z^2).
                 z = 3.01 if "fmnist" in name else 3.08
                 comp = steps[-1] * 2 * orders / z**2
-                check(f"{name}: composition baseline", max_rel(cf["composition"][-1], comp) < 1e-12, cf["composition"][-1])
+                check(f"{name}: composition baseline", max_rel(cf["composition"][-1], comp) < 1e-10, cf["composition"][-1])
                 check(f"{name}: no full-batch closed forms", "thm1" not in cf and "thm2" not in cf, list(cf))
             if name.startswith("ye_shokri") or name.startswith("altschuler"):
                 check(f"{name}: epsilon reported", "epsilon" in f.attrs and float(f.attrs["epsilon"]) > 0, dict(f.attrs).keys())

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analyses/chourasia_2021.hpp"
+#include "numerics/outward_rounding.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_output.hpp"
 #include "models/privacy_model.hpp"
@@ -385,9 +386,16 @@ std::vector<ClosedFormCurves> whole_array_closed_forms(const RunSpec& spec, cons
   for (const C21Form& form : c21_closed_forms(spec, thm2_gamma(spec))) {
     if (!form.refusal.empty()) continue;
     ClosedFormCurves c{form.name, form.citation, form.role, {}};
-    for (std::size_t r = 0; r < sol.record_count(); ++r)
-      for (const double alpha : sol.orders)
-        c.R.push_back(form.value(alpha, {static_cast<double>(sol.steps[r]), sol.times[r], sums[r]}));
+    for (std::size_t r = 0; r < sol.record_count(); ++r) {
+      // Bounds rounded outward by the margin of the record's steps, as solve reports them.
+      const double margin = outward::recursion_margin(sol.steps[r]);
+      for (const double alpha : sol.orders) {
+        const double v = form.value(alpha, {static_cast<double>(sol.steps[r]), sol.times[r], sums[r]});
+        c.R.push_back(form.role == "lower-bound" ? outward::round_down(v, margin)
+                      : form.role == "exact"     ? v
+                                                 : outward::round_up(v, margin));
+      }
+    }
     out.push_back(c);
   }
   if (quadratic_exact_applies(spec)) {
