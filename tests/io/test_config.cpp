@@ -254,7 +254,46 @@ kind = "exact-quadratic"
   CHECK(parse_config_text(q, "t").spec.quadratic->hessian[0][1] == 0.5);
   check_error(with(q, "hessian", "hessian = [[2, 0.5], [0.4, 1]]"), "quadratic.hessian", "a 2 x 2 matrix", "symmetric positive definite");
   check_error(with(q, "hessian", "hessian = [[1, 2], [2, 1]]"), "quadratic.hessian", "a 2 x 2 matrix", "symmetric positive definite");
-  check_error(with(q, "pair", "pair = [1, 1]"), "quadratic.pair", "with |H pair| = 2.9154759474226504", "<= algorithm.sensitivity");
+  check_error(with(q, "pair", "pair = [1, 1]"), "quadratic.pair", "with |H pair| = 2.9154759474226557 (rounded up)",
+              "<= algorithm.sensitivity");
+  // The soundness campaign's find (docs/analyses.md, "Soundness campaign"): a pair 1e-12 beyond
+  // S_g was accepted and bounded with S_g. H = diag(0.5, 1), pair = [2.000000000001, 0].
+  const std::string diag = with(with(q, "hessian", "hessian = [[0.5, 0], [0, 1]]"), "pair", "pair = [2.000000000001, 0]");
+  CHECK_THAT(error_of(diag).rule(), Catch::Contains("<= algorithm.sensitivity = 1"));
+  CHECK(parse_config_text(with(diag, "pair", "pair = [1.99999999999, 0]"), "t").spec.quadratic->pair.has_value());
+}
+
+TEST_CASE("Events the LSI model cannot carry are refused: expanding maps, restarts without the recursion", "[config]") {
+  // The soundness campaign's find: an L = 3 map after step 5 widens the law, but squared-loss
+  // (C21 Cor 2) and exact-quadratic keep their c: R came out 4% below the exact divergence.
+  const std::string squared = R"(
+[orders]
+values = [2]
+[algorithm]
+kind = "noisy-gd"
+loss = "squared"
+steps = 25
+eta = 0.1
+sigma = 0.3
+n = 1
+sensitivity = 1
+[lsi]
+kind = "squared-loss"
+[[events]]
+kind = "lipschitz"
+after_step = 5
+lipschitz = 3.0
+)";
+  check_error(squared, "events[0].lipschitz", "3", "an expanding map (L > 1) widens the iterate law");
+  // The recursion carries c -> c/L^2 (C21 Lemma 8); a contraction (a projection) is fine for every kind.
+  CHECK_NOTHROW(parse_config_text(with(squared, "kind = \"squared-loss\"", "kind = \"recursion\""), "t"));
+  CHECK_NOTHROW(parse_config_text(with(squared, "lipschitz = 3.0", "lipschitz = 1.0"), "t"));
+  // A declared constant with a generic loss: the user's c must account for the map (documented).
+  const std::string generic = with(with(with(squared, "loss", "loss = \"generic\""), "kind = \"squared-loss\"",
+                                        "kind = \"constant\"\nc = 1"), "n = 1", "n = 1");
+  CHECK_NOTHROW(parse_config_text(generic, "t"));
+  check_error(with(with(squared, "kind = \"lipschitz\"", "kind = \"lsi-restart\""), "lipschitz = 3.0", "c = 2"),
+              "events[0].kind", "\"lsi-restart\"", "needs lsi.kind = \"recursion\"");
 }
 
 // ---- declared constants against what the run defines (models/known_constants.hpp) -------------
