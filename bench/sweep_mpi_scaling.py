@@ -3,7 +3,7 @@
 alternating), and a check that both write the same surfaces bit for bit.
 
 The sweep is examples/sweep_surface.toml with heavier points: 100 sigmas x 20 step counts from
-10^4 to 2 x 10^5 (2000 characteristics points, 100 orders, epsilon per point).
+10^4 to 4 x 10^5 (2000 characteristics points, 100 orders, epsilon per point).
 
 usage: sweep_mpi_scaling.py RDPDYN SOURCE_DIR [MPIEXEC] [RUNS]
 """
@@ -21,7 +21,7 @@ MPIEXEC = sys.argv[3] if len(sys.argv) > 3 else "mpirun"
 RUNS = sys.argv[4] if len(sys.argv) > 4 else "3"
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-SETS = "--set 'sweep.axis[1]={key = \"algorithm.steps\", range = {start = 10000, stop = 200000, count = 20}}' --quiet"
+SETS = "--set 'sweep.axis[1]={key = \"algorithm.steps\", range = {start = 10000, stop = 400000, count = 20}}' --quiet"
 CONFIG = os.path.join(SOURCE, "examples", "sweep_surface.toml")
 
 with tempfile.TemporaryDirectory() as tmp:
