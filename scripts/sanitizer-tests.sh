@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (issue 10, item 9).
+# Builds everything but the benchmarks in build-asan/ (RelWithDebInfo: -O2 -g, so reports carry
+# lines) and runs every ctest test with the sanitizers halting on the first report. Run after the
+# README's test command (it assumes the packages are installed). Usage: scripts/sanitizer-tests.sh
+# [CAMPAIGN_COUNT]; the soundness campaign draws CAMPAIGN_COUNT runs here (default 200: the Release
+# suite draws 1000, the sanitizers look for memory errors, not for a rare bound).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count="${1:-200}"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDPDYN_SANITIZE=ON \
+  -DRDPDYN_BUILD_BENCHMARKS=OFF -DRDPDYN_CAMPAIGN_COUNT="$count" >/dev/null
+cmake --build build-asan
+# Leaks are reported except those of the MPI and PETSc libraries' own start-up (tests/sanitizers/
+# lsan.supp); every report is fatal, and stacks are symbolised.
+supp="$PWD/tests/sanitizers/lsan.supp"
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=0:strict_string_checks=1"
+export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+ctest --test-dir build-asan --output-on-failure
