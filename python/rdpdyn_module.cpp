@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -172,10 +173,17 @@ py::dict calibrate(const py::object& config, const py::dict& overrides, double e
   else if (target == "steps") request.target = CalibrationTarget::Steps;
   else throw SpecError("for_", "\"" + target + "\"", "must be sigma, noise_multiplier or steps");
   CalibrationOutcome o;
-  {
+  try {
     py::gil_scoped_release release;
     const RunConfig run = python::run_config(source);
     o = calibrate_run(run, request, engines_for(run));
+  } catch (const SpecError& e) {  // the command line's options are this function's arguments
+    static const std::map<std::string, std::string> argument = {
+        {"--epsilon", "epsilon"}, {"--delta", "delta"}, {"--for", "for_"}, {"--analysis", "analysis"},
+        {"--max-steps", "max_steps"}};
+    const auto it = argument.find(e.key());
+    if (it == argument.end()) throw;
+    throw SpecError(it->second, e.value(), e.rule());
   }
   py::dict out;
   out["target"] = target;

@@ -134,7 +134,7 @@ class Sweep:
 
     def __init__(self, d):
         import numpy as np
-        self.axes = {a["key"]: a["values"] for a in d["axes"]}
+        self.axes = {a["key"]: a["values"].astype(np.int64) if a["integer"] else a["values"] for a in d["axes"]}
         self.axis_descriptions = {a["key"]: a["description"] for a in d["axes"]}
         self.orders, self.delta, self.config_text = d["orders"], d["delta"], d["config_text"]
         shape = tuple(d["shape"])
