@@ -38,7 +38,7 @@ def as_array(values):
 # ---- solve ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("example", ["figure1_lambda1.toml", "figure2_squared_loss.toml", "schedule_phases.toml",
-                                     "quadratic_anisotropic.toml"])
+                                     "quadratic_anisotropic.toml", "fd_optimal_nonlinear.toml"])
 def test_solve_equals_cli(example):
     run = rdpdyn.solve(EXAMPLES / example)
     ref = cli_json("solve", EXAMPLES / example)
