@@ -9,6 +9,7 @@
 //   rdpdyn calibrate examples/dpsgd_accounting.toml --epsilon 2 --delta 1e-5 --for noise_multiplier
 //   rdpdyn sweep examples/sweep_surface.toml -o surface.h5
 //   rdpdyn solve examples/fd_convergence.toml -- -log_view
+//   rdpdyn plot figure1.h5 -o figure1.png
 //   rdpdyn validate
 // Exit codes: 0 success, 1 a validation check failed or an internal error, 2 bad input.
 #include <CLI/CLI.hpp>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "apps/plot_command.hpp"
 #include "apps/progress_line.hpp"
 #include "apps/signals.hpp"
 #include "commands/calibrate.hpp"
@@ -295,6 +297,15 @@ int main(int argc, char** argv) {
   bool analyses_json = false;
   auto* analyses = app.add_subcommand("analyses", "List the registered analyses: name, status, citation");
   analyses->add_flag("--json", analyses_json, "Print the registry as JSON");
+  std::string plot_file, plot_output, plot_orders, plot_analysis;
+  int plot_dpi = 100;
+  auto* plot = app.add_subcommand("plot", "Draw an output of solve, compare or sweep as a PNG (Python: h5py, matplotlib)");
+  plot->add_option("file", plot_file, "An HDF5 file written by rdpdyn solve, compare or sweep (docs/hdf5.md)")->required();
+  plot->add_option("-o,--output", plot_output, "The PNG to write (default: FILE with .png)");
+  plot->add_option("--orders", plot_orders, "solve: the recorded orders to draw, comma-separated (default: four spread)");
+  plot->add_option("--analysis", plot_analysis, "sweep: draw this analysis only (default: each)");
+  plot->add_option("--dpi", plot_dpi, "Resolution of the PNG")->check(CLI::Range(10, 1200));
+  plot->footer(kFooter);
   auto* validate = app.add_subcommand("validate", "Run the built-in theorem suite against the engine");
   std::string convergence_config;
   int grids = 4;
@@ -330,6 +341,16 @@ int main(int argc, char** argv) {
         throw rdpdyn::SpecError("--", petsc_options.front(), "`rdpdyn analyses` takes no PETSc options");
       std::cout << (analyses_json ? rdpdyn::analysis_registry_json() + "\n" : rdpdyn::analysis_registry_table());
       return 0;
+    }
+    if (*plot) {  // no PETSc: Python draws (apps/plot_command.hpp)
+      if (!petsc_options.empty())
+        throw rdpdyn::SpecError("--", petsc_options.front(), "`rdpdyn plot` takes no PETSc options");
+      check_output_directory(plot_output);
+      std::vector<std::string> args{plot_file, "--dpi", std::to_string(plot_dpi)};
+      if (!plot_output.empty()) args.insert(args.end(), {"-o", plot_output});
+      if (!plot_orders.empty()) args.insert(args.end(), {"--orders", plot_orders});
+      if (!plot_analysis.empty()) args.insert(args.end(), {"--analysis", plot_analysis});
+      return rdpdyn::exec_plot_module(argv[0], args);
     }
     // PETSc starts here only under an MPI launcher or with PETSc options; else when an engine needs it.
     rdpdyn::PetscSession petsc(argv[0], petsc_options);

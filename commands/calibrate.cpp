@@ -179,6 +179,8 @@ class Curve {
       ComparisonEntry entry;
       entry.result = r;
       assign_epsilon(entry, *a, input, orders, request_.delta);
+      if (request_.configured_orders_only)
+        entry.epsilon = entry.epsilon_recorded_orders, entry.best_order = entry.best_recorded_order;
       if (entry.epsilon < tightest) {
         tightest = entry.epsilon;
         e.tightest = a->name;
@@ -271,13 +273,14 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
 
   // With R = 0 the conversion still costs log(1/delta)/(alpha-1) - ...: no parameter beats that
   // (over the configured orders, or over every order up to 10^4 for analyses known at any order).
-  const double floor = std::min(
-      best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta).epsilon,
-      minimise_epsilon([](double) { return 0.0; }, request.delta).epsilon);
+  const double grid_floor = best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta).epsilon;
+  const double floor = request.configured_orders_only
+                           ? grid_floor
+                           : std::min(grid_floor, minimise_epsilon([](double) { return 0.0; }, request.delta).epsilon);
   if (request.epsilon < floor)
     throw SpecError("--epsilon", format_number(request.epsilon),
                     "cannot be met at delta = " + format_number(request.delta) +
-                        " with orders up to " + format_number(std::max(1e4, *std::max_element(spec.orders.begin(), spec.orders.end()))) +
+                        " with orders up to " + format_number(std::max(request.configured_orders_only ? 0.0 : 1e4, *std::max_element(spec.orders.begin(), spec.orders.end()))) +
                         ": even R = 0 gives epsilon = " + format_number(floor) +
                         " (improved conversion); raise epsilon or delta");
 

@@ -47,6 +47,9 @@ struct CalibrationRequest {
   /// Steps: the upper end of the search. Every candidate is solved step by step (the "pdi" entry
   /// of compare), with time and memory linear in the count (about 250 MB at the default 2^20).
   std::int64_t max_steps = std::int64_t{1} << 20;
+  /// epsilon minimised over the configured orders only, as opacus' get_privacy_spent and
+  /// dp_accounting do (python/dpsgd_accounting.hpp), instead of `compare`'s epsilon.
+  bool configured_orders_only = false;
 };
 
 struct CalibrationOutcome {

@@ -9,15 +9,17 @@ import pathlib
 import re
 import sys
 
-# The layers, lowest first (README, "Map of the code").
+# The layers, lowest first (README, "Map of the code"). A tuple holds peers: the same layer, and
+# they do not include each other (apps/ the command line, python/ the Python module).
 LAYERS = ["numerics", "dynamics", "accounting", "solver", "models", "analyses", "validation",
-          "commands", "io", "apps"]
+          "commands", "io", ("apps", "python")]
+FOLDERS = [f for layer in LAYERS for f in (layer if isinstance(layer, tuple) else (layer,))]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/')
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
-rank = {name: i for i, name in enumerate(LAYERS)}
+rank = {name: i for i, layer in enumerate(LAYERS) for name in (layer if isinstance(layer, tuple) else (layer,))}
 graph, upward = {}, []
-for folder in LAYERS:
+for folder in FOLDERS:
     for path in sorted((root / folder).rglob("*")):
         if path.suffix not in (".hpp", ".cpp", ".h", ".cc", ".in"):
             continue
@@ -26,13 +28,14 @@ for folder in LAYERS:
             if not m or m.group(1) not in rank or m.group(1) == folder:
                 continue
             graph.setdefault(folder, set()).add(m.group(1))
-            if rank[m.group(1)] > rank[folder]:
-                upward.append(f"{path.relative_to(root)}:{number}: {folder} includes {m.group(1)}, a later layer")
+            if rank[m.group(1)] >= rank[folder]:
+                what = "a later layer" if rank[m.group(1)] > rank[folder] else "a peer"
+                upward.append(f"{path.relative_to(root)}:{number}: {folder} includes {m.group(1)}, {what}")
 unknown = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
-                 and p.name not in LAYERS and p.name not in ("tests", "bench", "examples", "docs", "scripts",
-                                                             "python", "cmake")
+                 and p.name not in FOLDERS and p.name not in ("tests", "bench", "examples", "docs", "scripts",
+                                                              "cmake")
                  and not p.name.startswith("build") and any(p.rglob("*.[ch]pp")))
-for folder in LAYERS:
+for folder in FOLDERS:
     print(f"{folder:>11} -> {', '.join(sorted(graph.get(folder, ()), key=rank.get)) or '(nothing)'}")
 for u in upward:
     print("UPWARD " + u)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian bookworm packages rdpdyn needs to build, test and benchmark.
+# Installs the Debian bookworm packages rdpdyn needs to build, test and benchmark (and its Python
+# module: pybind11-dev, whose CMake config the build finds, python3-dev, python3-pytest for its tests,
+# python3-matplotlib for `rdpdyn plot` and the figures of docs/figures).
 # Run as root on a fresh machine; packages already present are left as they are.
 set -euo pipefail
 packages=(
@@ -8,6 +10,7 @@ packages=(
   libeigen3-dev libboost-dev catch2 libbenchmark-dev
   libcli11-dev libtoml11-dev nlohmann-json3-dev libmuparser-dev
   hdf5-tools python3-h5py python3-numpy python3-xarray python3-h5netcdf python3-mpmath
+  pybind11-dev python3-dev python3-pytest python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

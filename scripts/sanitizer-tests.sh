@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (issue 10, item 9).
-# Builds everything but the benchmarks in build-asan/ (RelWithDebInfo: -O2 -g, so reports carry
+# Builds everything but the benchmarks and the Python module (an instrumented extension cannot load
+# into an uninstrumented interpreter) in build-asan/ (RelWithDebInfo: -O2 -g, so reports carry
 # lines) and runs every ctest test with the sanitizers halting on the first report. Run after the
 # README's test command (it assumes the packages are installed). Usage: scripts/sanitizer-tests.sh
 # [CAMPAIGN_COUNT]; the soundness campaign draws CAMPAIGN_COUNT runs here (default 200: the Release
@@ -9,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${1:-200}"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDPDYN_SANITIZE=ON \
-  -DRDPDYN_BUILD_BENCHMARKS=OFF -DRDPDYN_CAMPAIGN_COUNT="$count" >/dev/null
+  -DRDPDYN_BUILD_BENCHMARKS=OFF -DRDPDYN_BUILD_PYTHON=OFF -DRDPDYN_CAMPAIGN_COUNT="$count" >/dev/null
 cmake --build build-asan
 # Leaks are reported except those of the MPI and PETSc libraries' own start-up (tests/sanitizers/
 # lsan.supp); every report is fatal, and stacks are symbolised.

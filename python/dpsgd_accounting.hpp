@@ -1,0 +1,34 @@
+#pragma once
+// DP-SGD accounting in the privacy libraries' conventions (opacus RDPAccountant, Google's
+// dp_accounting RdpAccountant): Poisson sampling with rate q, add/remove adjacency, noise
+// multiplier z = noise std / clipping norm, T steps. The run is the accounting-only configuration
+// of examples/dpsgd_accounting.toml, checked by io/config.cpp and evaluated by the registry's
+// `composition-sgm` (Mironov, Talwar & Zhang 2019, arXiv:1908.10530, composed over the steps),
+// epsilon by Balle et al. 2020 (arXiv:1905.09982) Thm 21 minimised over the given orders, as
+// opacus' get_privacy_spent does. Nothing is computed here that `compare` and `calibrate` do not.
+#include <cstdint>
+#include <vector>
+
+#include "accounting/epsilon_delta.hpp"
+
+namespace rdpdyn::python {
+
+/// opacus' RDPAccountant.DEFAULT_ALPHAS: 1.1, 1.2, ..., 10.9, then 12, 13, ..., 63.
+std::vector<double> library_default_orders();
+
+/// epsilon of T steps at delta, minimised over `orders` (the best order with it). SpecError
+/// naming the argument (sampling_rate, noise_multiplier, steps, delta, orders) for bad input.
+EpsilonAtOrder dpsgd_epsilon(double sampling_rate, double noise_multiplier, std::int64_t steps, double delta,
+                             const std::vector<double>& orders);
+
+struct NoiseMultiplier {
+  double noise_multiplier;  ///< the smallest (to 1e-9 relative) meeting the target
+  EpsilonAtOrder achieved;  ///< its epsilon (<= the target) and order
+};
+
+/// The smallest noise multiplier whose epsilon over `orders` is at most `epsilon` (calibrate
+/// --for noise_multiplier --analysis composition-sgm on the configured orders only).
+NoiseMultiplier dpsgd_noise_multiplier(double sampling_rate, std::int64_t steps, double epsilon, double delta,
+                                       const std::vector<double>& orders);
+
+}  // namespace rdpdyn::python

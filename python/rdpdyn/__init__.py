@@ -1,0 +1,228 @@
+"""rdpdyn from Python: certified Renyi-DP bounds of noisy gradient descent (README, "From Python").
+
+Every function runs the C++ code of the command line in process (the compiled module _rdpdyn);
+this file only shapes its results. A configuration is a path, TOML text or a dict of tables
+(docs/config.md); overrides are the keys of `--set`:
+
+    import rdpdyn
+    run = rdpdyn.solve("examples/figure1_lambda1.toml", **{"algorithm.sigma": 0.5})
+    run.R[-1]                     # R at every order after the last step (nats)
+    rdpdyn.dpsgd_epsilon(0.01, 1.1, 10000, 1e-5)   # opacus' RDP accountant: 5.6320
+
+Bad input raises ConfigError (a ValueError) with the key, value and rule of the command line's
+message.
+"""
+import json
+
+from . import _rdpdyn
+
+__version__ = _rdpdyn.__version__
+__all__ = ["solve", "compare", "calibrate", "sweep", "dpsgd_epsilon", "dpsgd_noise_multiplier",
+           "analyses", "default_orders", "ConfigError", "Solution", "Comparison", "AnalysisResult",
+           "Calibration", "Sweep"]
+
+
+class ConfigError(ValueError):
+    """Invalid input: `key` (e.g. "algorithm.sigma"; None when no key is at fault), the `value`
+    found and the `rule` it breaks, as `rdpdyn` prints them before exiting with code 2."""
+
+    def __init__(self, message, key=None, value=None, rule=None):
+        super().__init__(message)
+        self.key, self.value, self.rule = key, value, rule
+
+
+def _xarray():
+    try:
+        import xarray
+    except ImportError as e:
+        raise ImportError("to_xarray needs xarray (Debian: python3-xarray)") from e
+    return xarray
+
+
+class Solution:
+    """`rdpdyn solve`: R at every recorded step (rows) and order (columns), in nats.
+
+    orders, steps, t, lsi_constant, R (records x orders), closed_forms {name: records x orders},
+    closed_form_roles, epsilon / best_order / delta (with [report] delta, at the final time, as
+    `solve --json`), extras (engine series), metadata (engine, method, constants, units, ...).
+    """
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    def to_xarray(self):
+        """An xarray.Dataset: R and each closed form over (step, order), t as a coordinate."""
+        xr = _xarray()
+        dims = ("step", "order")
+        data = {"R": (dims, self.R, {"units": self.metadata["units"]["R"]})}
+        for name, values in self.closed_forms.items():
+            data[name] = (dims, values, {"role": self.closed_form_roles[name],
+                                         "citation": self.closed_form_citations[name]})
+        attrs = {k: v for k, v in self.metadata.items() if isinstance(v, str)}
+        for k in ("epsilon", "delta", "best_order"):
+            if getattr(self, k) is not None:
+                attrs[k] = getattr(self, k)
+        return xr.Dataset(data, coords={"step": self.steps, "order": self.orders,
+                                        "t": ("step", self.t, {"units": self.metadata["units"]["t"]})},
+                          attrs=attrs)
+
+    def __repr__(self):
+        eps = "" if self.epsilon is None else f", epsilon={self.epsilon:.6g} at delta={self.delta:g}"
+        return (f"<rdpdyn.Solution {len(self.steps)} records x {len(self.orders)} orders, "
+                f"step {int(self.steps[-1])}{eps}>")
+
+
+class AnalysisResult:
+    """One analysis of `compare`: name, status, status_note, applies, reason, citation, R (None
+    when it does not apply), epsilon and best_order (None without a delta), epsilon_recorded_orders."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    def __repr__(self):
+        what = f"epsilon={self.epsilon:.6g}" if self.epsilon is not None else (
+            "applies" if self.applies else "does not apply")
+        return f"<rdpdyn.AnalysisResult {self.name} ({self.status}): {what}>"
+
+
+class Comparison:
+    """`rdpdyn compare`: `analyses` (every registered analysis, AnalysisResult), `best` (the
+    tightest trusted one: name, status, R, epsilon, best_order), orders, delta; comparison["pdi"]."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+        self.analyses = [AnalysisResult(a) for a in d["analyses"]]
+
+    def __getitem__(self, name):
+        for a in self.analyses:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    def to_xarray(self):
+        """An xarray.Dataset: R over (analysis, order) for the analyses that apply, and epsilon."""
+        import numpy as np
+        xr = _xarray()
+        valid = [a for a in self.analyses if a.applies]
+        nan = float("nan")
+        return xr.Dataset(
+            {"R": (("analysis", "order"), np.array([a.R for a in valid]).reshape(len(valid), len(self.orders))),
+             "epsilon": ("analysis", [nan if a.epsilon is None else a.epsilon for a in valid]),
+             "status": ("analysis", [a.status for a in valid])},
+            coords={"analysis": [a.name for a in valid], "order": self.orders},
+            attrs={"best": self.best["name"] or "", **({"delta": self.delta} if self.delta else {})})
+
+    def __repr__(self):
+        return f"<rdpdyn.Comparison {len(self.analyses)} analyses, best {self.best['name']}>"
+
+
+class Calibration:
+    """`rdpdyn calibrate`: target, sigma, sigma_at, noise_multiplier, steps, epsilon (achieved, <=
+    epsilon_target), best_order, analysis, tightest, evaluations (as `calibrate --json`)."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    def __repr__(self):
+        return (f"<rdpdyn.Calibration {self.target}={getattr(self, self.target)!r}: "
+                f"epsilon={self.epsilon:.6g} <= {self.epsilon_target:g} at delta={self.delta:g}>")
+
+
+class Sweep:
+    """`rdpdyn sweep`: axes {key: values} in order, orders, and per analysis (surfaces[name]) R
+    (axes..., order), epsilon and best_order (axes...), reason; delta (axes...)."""
+
+    def __init__(self, d):
+        import numpy as np
+        self.axes = {a["key"]: a["values"].astype(np.int64) if a["integer"] else a["values"] for a in d["axes"]}
+        self.axis_descriptions = {a["key"]: a["description"] for a in d["axes"]}
+        self.orders, self.delta, self.config_text = d["orders"], d["delta"], d["config_text"]
+        shape = tuple(d["shape"])
+        self.invalid = np.array(d["invalid"], dtype=object).reshape(shape)
+        self.surfaces = {}
+        for name, s in d["surfaces"].items():
+            s = dict(s)
+            s["reason"] = np.array(s["reason"], dtype=object).reshape(shape)
+            if s["chosen"]:
+                s["chosen"] = np.array(s["chosen"], dtype=object).reshape(shape)
+            self.surfaces[name] = s
+
+    def to_xarray(self):
+        """An xarray.Dataset over the axes (named by their keys), "order" and "analysis"."""
+        import numpy as np
+        xr = _xarray()
+        axes = tuple(self.axes)
+        names = list(self.surfaces)
+        stack = lambda field: np.stack([self.surfaces[n][field] for n in names])
+        data = {"R": (("analysis",) + axes + ("order",), stack("R"), {"units": "nats"}),
+                "epsilon": (("analysis",) + axes, stack("epsilon")),
+                "best_order": (("analysis",) + axes, stack("best_order")),
+                "reason": (("analysis",) + axes, stack("reason").astype(str)),
+                "delta": (axes, self.delta)}
+        coords = {"analysis": names, "order": self.orders, **self.axes}
+        return xr.Dataset(data, coords=coords,
+                          attrs={"config_text": self.config_text,
+                                 **{f"axis {k}": v for k, v in self.axis_descriptions.items()}})
+
+    def __repr__(self):
+        shape = " x ".join(f"{k} ({len(v)})" for k, v in self.axes.items())
+        return f"<rdpdyn.Sweep {shape}; analyses {', '.join(self.surfaces)}>"
+
+
+def solve(config, **overrides):
+    """Solves the PDI for a configuration (`rdpdyn solve`); returns a Solution."""
+    return Solution(_rdpdyn.solve(config, overrides))
+
+
+def compare(config, **overrides):
+    """Every registered analysis of the run side by side (`rdpdyn compare`); returns a Comparison."""
+    return Comparison(_rdpdyn.compare(config, overrides))
+
+
+def calibrate(config, epsilon, delta, for_="sigma", analysis="best", max_steps=None, **overrides):
+    """The smallest noise (for_="sigma" or "noise_multiplier") or the largest number of steps
+    (for_="steps") meeting (epsilon, delta) under `analysis` (a name of compare, or "best")."""
+    return Calibration(_rdpdyn.calibrate(config, overrides, float(epsilon), float(delta), for_, analysis, max_steps))
+
+
+def sweep(config, as_xarray=None, **overrides):
+    """Bound surfaces over the [sweep] axes (`rdpdyn sweep`). Returns an xarray.Dataset when xarray
+    is installed (as_xarray=None) or asked for (True), else a Sweep."""
+    result = Sweep(_rdpdyn.sweep(config, overrides))
+    if as_xarray is False:
+        return result
+    if as_xarray is None:
+        try:
+            import xarray  # noqa: F401
+        except ImportError:
+            return result
+    return result.to_xarray()
+
+
+def default_orders():
+    """The orders of dpsgd_epsilon when none are given: opacus' RDPAccountant.DEFAULT_ALPHAS,
+    1.1, 1.2, ..., 10.9, 12, 13, ..., 63."""
+    return _rdpdyn.default_orders()
+
+
+def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, orders=None, return_order=False):
+    """epsilon of DP-SGD as opacus' and dp_accounting's RDP accountants give it: Poisson sampling
+    at `sampling_rate`, add/remove adjacency, noise std = noise_multiplier x clipping norm, `steps`
+    steps; the improved conversion (Balle et al. 2020 Thm 21) minimised over `orders`
+    (default_orders()). With return_order=True, (epsilon, order)."""
+    eps, order = _rdpdyn.dpsgd_epsilon(float(sampling_rate), float(noise_multiplier), steps, float(delta),
+                                       None if orders is None else [float(a) for a in orders])
+    return (eps, order) if return_order else eps
+
+
+def dpsgd_noise_multiplier(sampling_rate, steps, epsilon, delta, orders=None):
+    """The smallest noise multiplier (to 1e-9 relative) for which dpsgd_epsilon(sampling_rate, it,
+    steps, delta, orders) <= epsilon (opacus' get_noise_multiplier, without its 0.01 tolerance)."""
+    z, _, _ = _rdpdyn.dpsgd_noise_multiplier(float(sampling_rate), steps, float(epsilon), float(delta),
+                                             None if orders is None else [float(a) for a in orders])
+    return z
+
+
+def analyses():
+    """The registered analyses: name, citation, status, status_note, any_order (`rdpdyn analyses`)."""
+    return json.loads(_rdpdyn.analyses_json())

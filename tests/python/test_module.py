@@ -1,0 +1,287 @@
+"""The Python module rdpdyn (README, "From Python") against the command line and opacus.
+
+Run by ctest (`python:module`) as
+    PYTHONPATH=<build>/python /usr/bin/python3 -m pytest tests/python/test_module.py
+with RDPDYN_CLI = <build>/rdpdyn and RDPDYN_SOURCE = the source tree.
+
+The module runs the same C++ code as the CLI, so its numbers must equal the CLI's JSON exactly
+(JSON doubles are written with enough digits to read back bit for bit).
+"""
+import json
+import os
+import pathlib
+import subprocess
+import threading
+import tomllib
+
+import numpy as np
+import pytest
+
+import rdpdyn
+
+SOURCE = pathlib.Path(os.environ.get("RDPDYN_SOURCE", pathlib.Path(__file__).resolve().parents[2]))
+CLI = os.environ.get("RDPDYN_CLI", str(SOURCE / "build" / "rdpdyn"))
+EXAMPLES = SOURCE / "examples"
+
+
+def cli_json(*args):
+    out = subprocess.run([CLI, *map(str, args), "--json", *([] if args[0] == "calibrate" else ["--quiet"])],
+                         check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def as_array(values):
+    """JSON null (a non-finite number) as NaN."""
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+
+# ---- solve ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("example", ["figure1_lambda1.toml", "figure2_squared_loss.toml", "schedule_phases.toml",
+                                     "quadratic_anisotropic.toml", "fd_optimal_nonlinear.toml"])
+def test_solve_equals_cli(example):
+    run = rdpdyn.solve(EXAMPLES / example)
+    ref = cli_json("solve", EXAMPLES / example)
+    np.testing.assert_array_equal(run.orders, ref["orders"])
+    np.testing.assert_array_equal(run.R[-1], as_array(ref["R"]))
+    assert run.t[-1] == ref["t"] and run.steps[-1] == ref["step"]
+    assert set(run.closed_forms) == set(ref["closed_forms"])
+    for name, row in ref["closed_forms"].items():
+        np.testing.assert_array_equal(run.closed_forms[name][-1], as_array(row))
+        assert run.closed_form_roles[name] == ref["closed_form_roles"][name]
+    assert run.epsilon == ref.get("epsilon") and run.best_order == ref.get("best_order")
+    assert run.metadata["engine"] == ref["engine"] and run.metadata["gamma_mode"] == ref["gamma_mode"]
+    assert run.metadata["declared_constants"] == ref["declared_constants"]
+    # Every record: steps from 0, R and the closed forms with one row per record.
+    assert run.steps[0] == 0 and run.R.shape == (len(run.steps), len(run.orders))
+    assert all(v.shape == run.R.shape for v in run.closed_forms.values())
+
+
+def test_solve_epsilon_with_delta_and_overrides_equal_cli_set():
+    sets = {"algorithm.sigma": 0.07, "report.delta": 1e-5, "algorithm.steps": 300}
+    run = rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml", **sets)
+    ref = cli_json("solve", EXAMPLES / "figure1_lambda1.toml", *sum((["--set", f"{k}={v}"] for k, v in sets.items()), []))
+    np.testing.assert_array_equal(run.R[-1], ref["R"])
+    assert run.steps[-1] == 300 and run.epsilon == ref["epsilon"] and run.delta == 1e-5
+    assert "algorithm.sigma=0.07" in run.metadata["config_text"]  # the effective configuration
+    assert run.R[-1][0] != rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml").R[-1][0]
+
+
+def test_solve_dict_and_text_equal_file():
+    path = EXAMPLES / "figure2_squared_loss.toml"
+    text = path.read_text()
+    from_file = rdpdyn.solve(path)
+    from_str_path = rdpdyn.solve(str(path))
+    from_text = rdpdyn.solve(text)
+    from_dict = rdpdyn.solve(tomllib.loads(text))
+    for other in (from_str_path, from_text, from_dict):
+        np.testing.assert_array_equal(other.R, from_file.R)
+        for name in from_file.closed_forms:
+            np.testing.assert_array_equal(other.closed_forms[name], from_file.closed_forms[name])
+    assert from_dict.metadata["config_path"] == "<dict>" or from_dict.metadata["config_path"] == ""
+
+
+MINIMAL = """[orders]
+values = [2, 10]
+
+[algorithm]
+kind = "noisy-gd"
+steps = 100
+eta = 0.01
+sigma = 0.1
+n = 1000
+sensitivity = 2.0
+
+[lsi]
+kind = "constant"
+c = 1.0
+"""
+
+
+def test_minimal_dict_config_and_numpy_values(tmp_path):
+    """docs/config.md's minimal example as a dict (with a numpy array) equals the CLI on the file."""
+    config = {"orders": {"values": np.array([2.0, 10.0])},
+              "algorithm": {"kind": "noisy-gd", "steps": np.int64(100), "eta": 0.01, "sigma": np.float64(0.1),
+                            "n": 1000, "sensitivity": 2.0},
+              "lsi": {"kind": "constant", "c": 1.0}}
+    run = rdpdyn.solve(config)
+    (tmp_path / "min.toml").write_text(MINIMAL)
+    ref = cli_json("solve", tmp_path / "min.toml")
+    np.testing.assert_array_equal(run.R[-1], ref["R"])
+    # C21 Thm 2 at gamma = 1/2, as docs/config.md prints it: 0.00039800665 and 0.00199003325.
+    np.testing.assert_allclose(run.closed_forms["thm2"][-1], [0.00039800665, 0.00199003325], rtol=1e-8)
+
+
+def test_arrays_are_not_copies():
+    run = rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml")
+    for a in (run.R, run.t, run.steps, run.orders, *run.closed_forms.values()):
+        assert isinstance(a, np.ndarray) and not a.flags["OWNDATA"] and a.base is not None
+    assert run.steps.dtype == np.int64 and run.R.dtype == np.float64
+
+
+def test_to_xarray():
+    pytest.importorskip("xarray")
+    ds = rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml").to_xarray()
+    assert ds["R"].dims == ("step", "order") and "cor1" in ds and ds["t"].dims == ("step",)
+
+
+def test_gil_released_during_solve():
+    """A Python thread keeps running while C++ solves (a 2*10^5-step run of a few tenths of a second)."""
+    ticks, done = [0], threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks[0] += 1
+
+    thread = threading.Thread(target=count)
+    thread.start()
+    try:
+        rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml", **{"algorithm.steps": 200000, "output.record_every": 100000})
+    finally:
+        done.set()
+        thread.join()
+    assert ticks[0] > 1000
+
+
+# ---- errors --------------------------------------------------------------------------------------
+
+def test_config_error_carries_key_value_rule():
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml", **{"algorithm.sigma": -1.0})
+    assert isinstance(e.value, ValueError)
+    assert e.value.key == "algorithm.sigma" and e.value.value == "-1" and e.value.rule
+    # The same words as the CLI (exit 2).
+    cli = subprocess.run([CLI, "solve", EXAMPLES / "figure1_lambda1.toml", "--set", "algorithm.sigma=-1.0"],
+                         capture_output=True, text=True)
+    assert cli.returncode == 2 and str(e.value) in cli.stderr
+
+
+def test_config_error_unknown_key_in_dict_and_missing_file():
+    config = tomllib.loads((EXAMPLES / "figure1_lambda1.toml").read_text())
+    config["algorithm"]["sigmaa"] = 1.0
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.solve(config)
+    assert e.value.key == "algorithm.sigmaa"
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.solve("no_such_file.toml")
+    assert e.value.key == "CONFIG"
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml", **{"algorithm.steps": 10.5})
+    assert e.value.key == "algorithm.steps"
+    with pytest.raises(TypeError):
+        rdpdyn.solve(42)
+
+
+# ---- compare, calibrate, sweep -------------------------------------------------------------------
+
+@pytest.mark.parametrize("example", ["dpsgd_accounting.toml", "figure1_lambda1.toml"])
+def test_compare_equals_cli(example):
+    c = rdpdyn.compare(EXAMPLES / example)
+    ref = cli_json("compare", EXAMPLES / example)
+    assert [a.name for a in c.analyses] == [a["name"] for a in ref["analyses"]]
+    for a, r in zip(c.analyses, ref["analyses"]):
+        assert (a.status, a.applies, a.reason, a.citation) == (r["status"], r["applies"], r["reason"], r["citation"])
+        if a.applies:
+            np.testing.assert_array_equal(a.R, as_array(r["R"]))
+        else:
+            assert a.R is None
+        assert a.epsilon == r["epsilon"] and a.best_order == r["best_order"]
+    assert c.best["name"] == ref["best"]["name"] and c.best["epsilon"] == ref["best"]["epsilon"]
+    np.testing.assert_array_equal(c.best["R"], as_array(ref["best"]["R"]))
+    assert c[c.best["name"]].applies
+
+
+def test_calibrate_equals_cli():
+    k = rdpdyn.calibrate(EXAMPLES / "dpsgd_accounting.toml", epsilon=2, delta=1e-5, for_="noise_multiplier")
+    ref = cli_json("calibrate", EXAMPLES / "dpsgd_accounting.toml", "--epsilon", 2, "--delta", 1e-5,
+                   "--for", "noise_multiplier")
+    assert k.noise_multiplier == ref["noise_multiplier"] and k.epsilon == ref["epsilon"] <= 2
+    assert k.tightest == ref["tightest"] and k.evaluations == ref["evaluations"]
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.calibrate(EXAMPLES / "dpsgd_accounting.toml", epsilon=2, delta=1e-5, for_="noise_multiplier",
+                         analysis="no-such")
+    assert e.value.key == "analysis"  # the argument's name (the CLI says --analysis)
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.calibrate(EXAMPLES / "dpsgd_accounting.toml", epsilon=-1, delta=1e-5, for_="noise_multiplier")
+    assert e.value.key == "epsilon"
+
+
+def test_sweep_equals_cli():
+    sets = {"sweep.axis[0].range.count": 3, "sweep.axis[1].range.count": 4, "orders.count": 5}
+    ds = rdpdyn.sweep(EXAMPLES / "sweep_surface.toml", as_xarray=False, **sets)
+    ref = cli_json("sweep", EXAMPLES / "sweep_surface.toml", *sum((["--set", f"{k}={v}"] for k, v in sets.items()), []))
+    assert list(ds.axes) == [a["key"] for a in ref["axes"]] == ["algorithm.sigma", "algorithm.steps"]
+    for name, surface in ref["analyses"].items():
+        mine = ds.surfaces[name]
+        assert mine["epsilon"].shape == (3, 4) and mine["R"].shape == (3, 4, 5)
+        np.testing.assert_array_equal(mine["epsilon"], np.array(surface["epsilon"], dtype=float))
+        np.testing.assert_array_equal(mine["R"], np.array(surface["R"], dtype=float))
+    if pytest.importorskip("xarray"):
+        x = rdpdyn.sweep(EXAMPLES / "sweep_surface.toml", **sets)
+        assert x["epsilon"].dims == ("analysis", "algorithm.sigma", "algorithm.steps")
+        assert x["R"].sel(analysis="pdi").shape == (3, 4, 5)
+
+
+# ---- DP-SGD accounting in the libraries' conventions ---------------------------------------------
+# Reference values: opacus at commit 4d0ebc84613d214fbfd37fbfd1390e3747a625ce (v1.5.4-17), unmodified
+# opacus/accountants/analysis/rdp.py, Python 3.11.2, numpy 1.24.2, scipy 1.10.1:
+# compute_rdp(q, noise_multiplier=z, steps=T, orders) then get_privacy_spent(orders, rdp, delta=1e-5)
+# -> (eps, best order). The same numbers and their provenance as tests/accounting/test_sgm_opacus.cpp
+# (cases A to E), which checks them against 50-digit values too. Case B uses opacus'
+# RDPAccountant.DEFAULT_ALPHAS, the module's default orders.
+OPACUS = [
+    # (case, q, z, T, orders, eps, best order)
+    ("A", 0.01, 1.1, 10000, [1.5, 2, 3, 4, 8, 16, 32, 64], 5.755044775102264, 4.0),
+    ("B", 0.01, 1.1, 10000, None, 5.63199236854841, 4.7),
+    ("C", 0.001, 0.8, 1000, [2, 4, 8, 16, 32, 64, 128, 256], 1.231816466894613, 8.0),
+    ("D", 0.05, 2.0, 500, [1.25, 1.5, 2, 3, 5, 10, 20], 2.940066885572166, 10.0),
+    ("E", 1.0, 1.0, 10, [2, 3], 19.801691480042894, 3.0),
+]
+
+
+def test_default_orders_are_opacus_default_alphas():
+    assert rdpdyn.default_orders() == [1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64))
+
+
+@pytest.mark.parametrize("case,q,z,steps,orders,eps,order", OPACUS, ids=[c[0] for c in OPACUS])
+def test_dpsgd_epsilon_equals_opacus(case, q, z, steps, orders, eps, order):
+    got, got_order = rdpdyn.dpsgd_epsilon(q, z, steps, 1e-5, orders=orders, return_order=True)
+    assert got_order == order
+    # opacus is itself accurate to ~1e-8 at fractional orders (case B's best order is 4.7); rdpdyn
+    # rounds outward (docs/math.md section 6), so it is never below the 50-digit value.
+    assert got == pytest.approx(eps, rel=1e-10 if float(order).is_integer() else 1e-9)
+
+
+def test_dpsgd_epsilon_equals_compare_of_the_example():
+    c = rdpdyn.compare(EXAMPLES / "dpsgd_accounting.toml")
+    sgm = c["composition-sgm"]
+    assert rdpdyn.dpsgd_epsilon(0.01, 1.1, 10000, 1e-5, orders=c.orders) == sgm.epsilon_recorded_orders
+
+
+def test_dpsgd_noise_multiplier_inverts_dpsgd_epsilon():
+    # opacus gives epsilon 5.63199236854841 at z = 1.1 (case B): the calibration finds z = 1.1 back.
+    z = rdpdyn.dpsgd_noise_multiplier(0.01, 10000, 5.63199236854841, 1e-5)
+    assert z == pytest.approx(1.1, rel=1e-8)
+    assert rdpdyn.dpsgd_epsilon(0.01, z, 10000, 1e-5) <= 5.63199236854841
+    assert rdpdyn.dpsgd_epsilon(0.01, z * (1 - 1e-7), 10000, 1e-5) > 5.63199236854841
+    z2 = rdpdyn.dpsgd_noise_multiplier(0.004, 3000, 1.0, 1e-6, orders=[2, 4, 8, 16, 32])
+    assert rdpdyn.dpsgd_epsilon(0.004, z2, 3000, 1e-6, orders=[2, 4, 8, 16, 32]) <= 1.0
+
+
+def test_dpsgd_errors_name_the_argument():
+    for args, key in [((1.5, 1.0, 10, 1e-5), "sampling_rate"), ((0.1, -1.0, 10, 1e-5), "noise_multiplier"),
+                      ((0.1, 1.0, -3, 1e-5), "steps"), ((0.1, 1.0, 10, 2.0), "delta")]:
+        with pytest.raises(rdpdyn.ConfigError) as e:
+            rdpdyn.dpsgd_epsilon(*args)
+        assert e.value.key == key, (args, e.value)
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, orders=[0.5, 2])
+    assert e.value.key == "orders[0]"
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.dpsgd_noise_multiplier(0.01, 100, -1.0, 1e-5)
+    assert e.value.key == "epsilon"
+
+
+def test_analyses_registry():
+    names = [a["name"] for a in rdpdyn.analyses()]
+    assert "pdi" in names and "composition-sgm" in names
