@@ -33,6 +33,7 @@
 #include "io/json_output.hpp"
 #include "io/sweep_config.hpp"
 #include "io/sweep_output.hpp"
+#include "models/run_limits.hpp"
 #include "models/spec_error.hpp"
 #include "numerics/near_miss.hpp"
 #include "rdpdyn_version.hpp"
@@ -118,6 +119,7 @@ int run_solve(const std::string& config_path, const std::string& output, bool js
               rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
+  rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Solve), rdpdyn::memory_budget());
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
   const int rank = petsc.rank();
   std::optional<rdpdyn::Hdf5ReportSink> hdf5;
@@ -153,6 +155,7 @@ int run_compare(const std::string& config_path, const std::string& output, bool 
                 rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
+  rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Compare), rdpdyn::memory_budget());
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
   const int rank = petsc.rank();
   rdpdyn::ProgressLine line("rdpdyn compare", "analyses", rdpdyn::progress_wanted(quiet, rank), kProgressDelaySeconds);
@@ -182,10 +185,16 @@ int run_sweep(const std::string& config_path, const std::string& output, bool js
               rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::SweepConfiguration sweep = rdpdyn::SweepConfiguration::load(config_path, sets);
   check_output_directory(output);
+  const rdpdyn::MemoryBudget budget = rdpdyn::memory_budget();
+  rdpdyn::require_memory_fits(rdpdyn::estimate_sweep_memory(sweep.spec().point_count(), sweep.orders().size(),
+                                                            sweep.spec().analyses.size(), petsc.size()),
+                              budget);
   // Points run on one rank each: the finite-difference engine of a point works on MPI_COMM_SELF.
   const rdpdyn::EngineRegistry engines = rdpdyn::engine_registry(MPI_COMM_SELF);
   const rdpdyn::PointConfiguration configure = [&](std::span<const double> values) {
     rdpdyn::RunConfig config = sweep.point(values);
+    // A point that cannot fit is an invalid point (its reason names the key), not the sweep's end.
+    rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Compare), budget);
     if (config.engine == "finite-difference") petsc.require();  // one process: no collective
     return config;
   };
