@@ -102,8 +102,8 @@ SweepSpec parse_sweep(const Section& s) {
     points *= static_cast<double>(spec.axes.back().values.size());
     if (points > kMaxSweepValues)
       throw SpecError(s.key("axis"), format_number(points) + " points",
-                      "points x orders x analyses is limited to " + format_number(kMaxSweepValues) +
-                          " (2^28) values: split the sweep (docs/config.md, Limits)");
+                      "the number of points exceeds " + format_number(kMaxSweepValues) +
+                          " (2^28), the limit of points x orders x analyses: split the sweep (docs/config.md, Limits)");
   }
   if (spec.axes.empty()) throw SpecError(s.key("axis"), "[]", "a sweep needs at least one [[sweep.axis]]");
   return spec;
