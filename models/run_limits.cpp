@@ -30,7 +30,11 @@ constexpr double kPhaseBytes = sizeof(ProgramPhase) + sizeof(std::int64_t);
 /// An optimal-gamma snapshot besides its samples: its time and vector (solver/finite_difference_engine.cpp).
 constexpr double kSnapshotHeader = sizeof(double) + sizeof(std::vector<float>);
 
-std::string count(double x) { return format_number(x); }
+/// A count as the messages print it: integers in full (1000000000000, not 1e+12).
+std::string count(double x) {
+  if (x == std::floor(x) && std::abs(x) < 9007199254740992.0) return std::to_string(static_cast<std::int64_t>(x));
+  return format_number(x);
+}
 
 /// Records of a solve of `steps` steps under `plan`, at most: step 0, the multiples of `every`,
 /// the listed steps and the last step.
@@ -97,7 +101,7 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, RunCommand command, 
   const double orders = static_cast<double>(spec.orders.size());
   const double K = static_cast<double>(steps.value_or(spec.total_steps()));
   const std::string steps_key = steps ? "--max-steps" : a.kind == AlgorithmKind::Langevin ? "algorithm.intervals" : "algorithm.steps";
-  const std::string steps_value = count(K);
+  const std::string steps_value = std::to_string(steps.value_or(spec.total_steps()));
   const std::string fewer_orders = "lower the number of orders (orders.count or orders.values)";
   MemoryEstimate e;
   add(e, orders * kWorkingRows * kValue, count(orders) + " orders x 32 working rows x 8 B", "orders",

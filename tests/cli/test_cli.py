@@ -427,6 +427,12 @@ with tempfile.TemporaryDirectory() as tmp:
     spent = cpu_seconds() - before
     check("sweep with a range count of 2^62 exits 2 at once",
           r.returncode == 2 and "count' = 4611686018427387904" in r.stderr and spent < 0.5, r.stderr)
+    r = run("sweep", partition, "--json", "--set", "sweep.axis=[{ key = \"algorithm.steps\", values = [29, 1000000000000] }]",
+            "--set", "sweep.analyses=[\"pdi\"]")
+    reasons = json.loads(r.stdout)["analyses"]["pdi"]["reason"] if r.returncode == 0 else []
+    check("a sweep point whose memory estimate exceeds the machine is an invalid point naming the key",
+          len(reasons) == 2 and reasons[0] == "" and "'algorithm.steps' = 1000000000000" in reasons[1]
+          and "estimated" in reasons[1], r.stderr + str(reasons))
     big = os.path.join(tmp, "big.toml")
     with open(big, "w") as f:
         f.write(BASE)
