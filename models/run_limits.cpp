@@ -1,6 +1,7 @@
 #include "models/run_limits.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
