@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "apps/progress_line.hpp"
+#include "analyses/closed_form_curves.hpp"
 #include "apps/signals.hpp"
 #include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
@@ -31,6 +32,7 @@
 #include "io/config.hpp"
 #include "io/hdf5_output.hpp"
 #include "io/json_output.hpp"
+#include "models/configured_solve.hpp"
 #include "io/sweep_config.hpp"
 #include "io/sweep_output.hpp"
 #include "models/run_limits.hpp"
@@ -121,6 +123,11 @@ int run_solve(const std::string& config_path, const std::string& output, bool js
   check_output_directory(output);
   rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Solve), rdpdyn::memory_budget());
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
+  if (!output.empty()) {  // the records are streamed to the file: they must fit on its disk
+    const std::size_t rows = 1 + rdpdyn::configured_engine(config, engines).row_series().size() +
+                             rdpdyn::ClosedFormRows(config.spec).labels().size();
+    rdpdyn::check_output_space(output, rdpdyn::estimate_solve_output(config.spec, rows));
+  }
   const int rank = petsc.rank();
   std::optional<rdpdyn::Hdf5ReportSink> hdf5;
   if (!output.empty() && rank == 0) hdf5.emplace(output);  // one writer

@@ -190,6 +190,15 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, RunCommand command, 
   return e;
 }
 
+MemoryTerm estimate_solve_output(const RunSpec& spec, std::size_t rows_per_record) {
+  const double orders = static_cast<double>(spec.orders.size()), rows = static_cast<double>(rows_per_record);
+  const double records = records_kept(static_cast<double>(spec.total_steps()), spec.record);
+  const auto [key, value] = record_key(spec.record);
+  return {records * (rows * orders * kValue + kRecordHeader),
+          count(records) + " records x " + count(rows) + " rows x " + count(orders) + " orders x 8 B", key, value,
+          "raise output.record_every, lower the number of orders, or leave out -o (the summary needs no file)"};
+}
+
 MemoryEstimate estimate_sweep_memory(std::size_t points, std::size_t orders, std::size_t analyses, int ranks) {
   const double P = static_cast<double>(points), K = static_cast<double>(orders), A = static_cast<double>(analyses);
   // Per point and analysis: R, epsilon, best order, a reason and the chosen analysis ("best").

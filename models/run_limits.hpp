@@ -43,6 +43,12 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, RunCommand command,
 /// and per point its reasons; under MPI rank 0 also receives the other ranks' values.
 MemoryEstimate estimate_sweep_memory(std::size_t points, std::size_t orders, std::size_t analyses, int ranks);
 
+/// The HDF5 file `solve -o` writes, at least: every record's step, time, LSI constant and
+/// `rows_per_record` rows of one value per order (/R, the engine's extras, the closed forms).
+/// The records are step 0, the multiples of output.record_every, output.record_steps and the last
+/// step. Streamed to disk, so not part of the memory estimate; checked against the free space.
+MemoryTerm estimate_solve_output(const RunSpec& spec, std::size_t rows_per_record);
+
 /// The memory a run may use and where that figure comes from.
 struct MemoryBudget {
   double bytes = 0.0;

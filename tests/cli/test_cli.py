@@ -408,6 +408,15 @@ with tempfile.TemporaryDirectory() as tmp:
           and "4096 orders x 1000000000001 records x 8 B" in r.stderr and "physical memory" in r.stderr
           and spent < 0.5 and not os.path.exists(out), f"{spent:.3f} s CPU; " + r.stderr)
 
+    out = os.path.join(tmp, "too_big_file.h5")
+    before = cpu_seconds()
+    r = run("solve", fig1, "-o", out, "--set", "algorithm.steps=1000000000000",
+            "--set", "orders={ min = 1.5, max = 64, count = 4096 }")
+    spent = cpu_seconds() - before
+    check("solve -o whose file cannot fit on its disk exits 2 naming the estimate and the key, no output",
+          r.returncode == 2 and "'output.record_every' = 1" in r.stderr and "output file would take an estimated" in r.stderr
+          and "1000000000001 records x 5 rows x 4096 orders x 8 B" in r.stderr and spent < 0.5
+          and not os.path.exists(out), f"{spent:.3f} s CPU; " + r.stderr)
     r = run("solve", fig1, "--json", env={"RDPDYN_MEMORY_LIMIT": "100"})
     check("RDPDYN_MEMORY_LIMIT lowers the budget: a small run refused under 100 bytes",
           r.returncode == 2 and "RDPDYN_MEMORY_LIMIT (100 B)" in r.stderr and "'orders' = 3 orders" in r.stderr,

@@ -125,3 +125,16 @@ TEST_CASE("Bytes for people, and the budget from RDPDYN_MEMORY_LIMIT", "[run_lim
   CHECK_THROWS_AS(memory_budget(), SpecError);
   unsetenv("RDPDYN_MEMORY_LIMIT");
 }
+
+TEST_CASE("The size of solve's HDF5 file: records x (rows x orders x 8 B + step, t, c)", "[run_limits]") {
+  RunSpec spec;
+  spec.orders = {2, 4, 8};
+  spec.algorithm.phases = {Phase::of(100, 0.1, 1.0)};
+  spec.record.every = 10;
+  // Records 0, 10, ..., 100: at most 2 + 100/10 = 12; 5 rows (R, 4 closed forms) of 3 orders.
+  const MemoryTerm file = estimate_solve_output(spec, 5);
+  CHECK(file.bytes == 12 * (5 * 3 * 8 + 24));
+  CHECK(file.key == "output.record_every");
+  CHECK(file.value == "10");
+  CHECK(file.what == "12 records x 5 rows x 3 orders x 8 B");
+}
