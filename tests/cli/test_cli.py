@@ -442,6 +442,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a sweep point whose memory estimate exceeds the machine is an invalid point naming the key",
           len(reasons) == 2 and reasons[0] == "" and "'algorithm.steps' = 1000000000000" in reasons[1]
           and "estimated" in reasons[1], r.stderr + str(reasons))
+    conv = os.path.join(tmp, "conv.toml")
+    with open(os.path.join(EXAMPLES, "fd_convergence.toml")) as f:
+        text = f.read()
+    with open(conv, "w") as f:
+        f.write("\n".join("cells = 4096" if line.startswith("cells =") else line for line in text.splitlines()) + "\n")
+    r = run("validate", "--convergence", conv, "--grids", "12")
+    check("a convergence study whose finest grid exceeds grid.cells' limit exits 2",
+          r.returncode == 2 and "'--grids' = 12" in r.stderr and "4096 x 2048 cells" in r.stderr, r.stderr)
     big = os.path.join(tmp, "big.toml")
     with open(big, "w") as f:
         f.write(BASE)
