@@ -21,6 +21,7 @@
 
 #include "apps/plot_command.hpp"
 #include "apps/progress_line.hpp"
+#include "analyses/closed_form_curves.hpp"
 #include "apps/signals.hpp"
 #include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
@@ -33,8 +34,10 @@
 #include "io/config.hpp"
 #include "io/hdf5_output.hpp"
 #include "io/json_output.hpp"
+#include "models/configured_solve.hpp"
 #include "io/sweep_config.hpp"
 #include "io/sweep_output.hpp"
+#include "models/run_limits.hpp"
 #include "models/spec_error.hpp"
 #include "numerics/near_miss.hpp"
 #include "rdpdyn_version.hpp"
@@ -120,7 +123,13 @@ int run_solve(const std::string& config_path, const std::string& output, bool js
               rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
+  rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Solve), rdpdyn::memory_budget());
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
+  if (!output.empty()) {  // the records are streamed to the file: they must fit on its disk
+    const std::size_t rows = 1 + rdpdyn::configured_engine(config, engines).row_series().size() +
+                             rdpdyn::ClosedFormRows(config.spec).labels().size();
+    rdpdyn::check_output_space(output, rdpdyn::estimate_solve_output(config.spec, rows));
+  }
   const int rank = petsc.rank();
   std::optional<rdpdyn::Hdf5ReportSink> hdf5;
   if (!output.empty() && rank == 0) hdf5.emplace(output);  // one writer
@@ -155,6 +164,7 @@ int run_compare(const std::string& config_path, const std::string& output, bool 
                 rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
+  rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Compare), rdpdyn::memory_budget());
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
   const int rank = petsc.rank();
   rdpdyn::ProgressLine line("rdpdyn compare", "analyses", rdpdyn::progress_wanted(quiet, rank), kProgressDelaySeconds);
@@ -184,10 +194,16 @@ int run_sweep(const std::string& config_path, const std::string& output, bool js
               rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::SweepConfiguration sweep = rdpdyn::SweepConfiguration::load(config_path, sets);
   check_output_directory(output);
+  const rdpdyn::MemoryBudget budget = rdpdyn::memory_budget();
+  rdpdyn::require_memory_fits(rdpdyn::estimate_sweep_memory(sweep.spec().point_count(), sweep.orders().size(),
+                                                            sweep.spec().analyses.size(), petsc.size()),
+                              budget);
   // Points run on one rank each: the finite-difference engine of a point works on MPI_COMM_SELF.
   const rdpdyn::EngineRegistry engines = rdpdyn::engine_registry(MPI_COMM_SELF);
   const rdpdyn::PointConfiguration configure = [&](std::span<const double> values) {
     rdpdyn::RunConfig config = sweep.point(values);
+    // A point that cannot fit is an invalid point (its reason names the key), not the sweep's end.
+    rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Compare), budget);
     if (config.engine == "finite-difference") petsc.require();  // one process: no collective
     return config;
   };

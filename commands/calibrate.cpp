@@ -13,6 +13,8 @@
 #include "accounting/epsilon_delta.hpp"
 #include "accounting/epsilon_over_orders.hpp"
 #include "models/noise_units.hpp"
+#include "models/run_limits.hpp"
+#include "models/size_limits.hpp"
 #include "models/spec_error.hpp"
 
 namespace rdpdyn {
@@ -89,6 +91,9 @@ void validate(const RunConfig& config, const CalibrationRequest& r) {
     return;
   }
   if (r.max_steps < 2) throw SpecError("--max-steps", std::to_string(r.max_steps), "must be >= 2");
+  if (r.max_steps > limits::kMaxSteps)
+    throw SpecError("--max-steps", std::to_string(r.max_steps),
+                    "must be <= 1099511627776 (2^40), the limit of algorithm.steps (docs/config.md, Limits)");
   if (a.kind == AlgorithmKind::Langevin)
     throw SpecError("algorithm.kind", "\"langevin\"",
                     "steps calibration needs discrete steps (noisy-gd or noisy-sgd); a Langevin run "
@@ -264,6 +269,11 @@ std::pair<std::int64_t, std::int64_t> steps_bracket(Curve& curve, std::int64_t s
 CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationRequest& request,
                                  const EngineRegistry& engines) {
   validate(config, request);
+  // The largest candidate is the memory to plan for: --max-steps when the steps are calibrated.
+  require_memory_fits(estimate_run_memory(config, RunCommand::Calibrate,
+                                          is_steps(request) ? std::optional<std::int64_t>(request.max_steps)
+                                                            : std::nullopt),
+                      memory_budget());
   const RunSpec& spec = config.spec;
   Curve curve(config, request, engines);
   const double start = is_steps(request)        ? static_cast<double>(spec.total_steps())

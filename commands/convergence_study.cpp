@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "models/privacy_model.hpp"
+#include "models/size_limits.hpp"
 #include "models/spec_error.hpp"
 #include "solver/characteristics_engine.hpp"
 #include "solver/finite_difference_engine.hpp"
@@ -12,6 +13,13 @@ namespace rdpdyn {
 
 ConvergenceStudy run_convergence_study(const RunConfig& config, MPI_Comm comm, int grids) {
   const RunSpec& spec = config.spec;
+  // The finest grid doubles the configured cells grids - 1 times: it obeys grid.cells' limit.
+  if (grids > 1 && config.grid.cells > (limits::kMaxGridCells >> (grids - 1)))
+    throw SpecError("--grids", std::to_string(grids),
+                    "the finest grid would have grid.cells x 2^" + std::to_string(grids - 1) + " = " +
+                        std::to_string(config.grid.cells) + " x " + std::to_string(std::int64_t{1} << (grids - 1)) +
+                        " cells, more than the limit 4194304 (2^22) of grid.cells (docs/config.md, Limits): "
+                        "lower --grids or grid.cells");
   const PrivacyProgram program = build_program(spec);
   Solution exact;
   try {

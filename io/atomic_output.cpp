@@ -78,6 +78,17 @@ void check_output_path(const std::filesystem::path& target, const char* option) 
   if (fd < 0) throw SpecError(option, shown, "cannot be written: " + std::string(std::strerror(error)));
 }
 
+void check_output_space(const std::filesystem::path& target, const MemoryTerm& file) {
+  std::error_code ec;
+  const auto space = std::filesystem::space(std::filesystem::absolute(target).parent_path(), ec);
+  if (ec || static_cast<double>(space.available) >= file.bytes) return;  // unknown space: the write will tell
+  throw SpecError(file.key, file.value,
+                  "the output file would take an estimated " + format_bytes(file.bytes) + " (" + file.what +
+                      "), more than the " + format_bytes(static_cast<double>(space.available)) +
+                      " free on the file system of -o \"" + target.string() + "\"; " + file.advice +
+                      " (docs/config.md, Memory estimate)");
+}
+
 void write_atomically(const std::filesystem::path& target,
                       const std::function<void(const std::filesystem::path& tmp)>& write) {
   const std::filesystem::path tmp = reserve_temporary(target);

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <functional>
 
+#include "models/run_limits.hpp"
+
 namespace rdpdyn {
 
 /// A fresh temporary path beside `target`, registered for removal on a signal until released.
@@ -20,6 +22,10 @@ void remove_temporaries() noexcept;
 /// accepts a new file (a temporary is created and removed there), and `target` is not a
 /// directory. SpecError naming `option` (e.g. "-o") with the system's reason otherwise.
 void check_output_path(const std::filesystem::path& target, const char* option);
+
+/// Checks, before any work, that the file system of `target` has room for `file` (an estimate of
+/// the output, models/run_limits.hpp): SpecError naming the estimate's key otherwise.
+void check_output_space(const std::filesystem::path& target, const MemoryTerm& file);
 
 /// Calls write(tmp) with a fresh temporary path in the target's directory, then renames tmp to
 /// `target` (atomic on POSIX within one file system). Rethrows whatever write throws, after

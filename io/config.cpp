@@ -21,6 +21,7 @@
 #include "solver/engine_registry.hpp"
 #include "models/privacy_model.hpp"
 #include "models/noise_units.hpp"
+#include "models/size_limits.hpp"
 #include "models/spec_error.hpp"
 
 namespace rdpdyn {
@@ -55,6 +56,33 @@ std::string one_of(const Section& s, const std::string& k, const std::set<std::s
   return v;
 }
 
+/// A limit of models/size_limits.hpp as the messages print it: "65536 (2^16)".
+std::string limit_text(std::int64_t limit) {
+  const bool power_of_two = limit > 0 && (limit & (limit - 1)) == 0;
+  int k = 0;
+  while (power_of_two && (std::int64_t{1} << k) < limit) ++k;
+  return std::to_string(limit) + (power_of_two ? " (2^" + std::to_string(k) + ")" : "");
+}
+/// A size of the configuration against its limit (docs/config.md, "Limits"): `why` says what the
+/// limit protects.
+void check_size(const std::string& key, const std::string& value, std::int64_t size, std::int64_t limit,
+                const std::string& why) {
+  if (size > limit) throw SpecError(key, value, "must be <= " + limit_text(limit) + ": " + why + " (docs/config.md, Limits)");
+}
+void check_size(const std::string& key, std::int64_t size, std::int64_t limit, const std::string& why) {
+  check_size(key, std::to_string(size), size, limit, why);
+}
+/// The length of a list against its limit, before its entries are read.
+void check_list_size(const Section& s, const std::string& k, std::int64_t limit, const std::string& why) {
+  const auto& v = s.at(k);
+  if (!v.is_array()) return;  // the typed reader names the type error
+  const auto n = static_cast<std::int64_t>(v.as_array().size());
+  check_size(s.key(k), std::to_string(n) + " entries", n, limit, why);
+}
+constexpr const char* kOrdersWhy = "the orders sample one smooth curve R(alpha), and every kept row holds one value per order";
+constexpr const char* kStepsWhy =
+    "the outward rounding margin grows with the steps (4.9e-4 relative at 2^40) and 2^40 steps already take about 18 hours";
+
 // ---- sections ----------------------------------------------------------------------------------
 
 std::vector<double> parse_orders(const Section& s) {
@@ -63,6 +91,7 @@ std::vector<double> parse_orders(const Section& s) {
   if (s.has("values")) {
     if (s.has("min") || s.has("max") || s.has("count"))
       throw SpecError(s.key("values"), "given with min/max/count", "give either values or min, max, count");
+    check_list_size(s, "values", limits::kMaxOrders, kOrdersWhy);
     orders = s.numbers("values");
     if (orders.empty()) throw SpecError(s.key("values"), "[]", "must list at least one order");
     for (std::size_t i = 0; i < orders.size(); ++i) {
@@ -80,6 +109,7 @@ std::vector<double> parse_orders(const Section& s) {
   if (!(lo > 1.0)) throw SpecError(s.key("min"), format_number(lo), "Renyi orders must be > 1");
   if (!(hi > lo)) throw SpecError(s.key("max"), format_number(hi), "must be > orders.min = " + format_number(lo));
   if (count < 2) throw SpecError(s.key("count"), std::to_string(count), "must be >= 2");
+  check_size(s.key("count"), count, limits::kMaxOrders, kOrdersWhy);
   // Log-spaced in alpha - 1 (the characteristic variable y = ln(alpha - 1)).
   const double y0 = std::log(lo - 1.0), y1 = std::log(hi - 1.0);
   for (std::int64_t i = 0; i < count; ++i) {
@@ -119,6 +149,10 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   const std::string kind = one_of(s, "kind", {"noisy-gd", "noisy-sgd", "langevin"});
   a.n = s.number("n");
   if (!(a.n >= 1.0)) throw SpecError(s.key("n"), format_number(a.n), "the dataset size must be >= 1");
+  if (a.n > limits::kMaxDatasetSize)
+    throw SpecError(s.key("n"), format_number(a.n),
+                    "must be <= 2^53 = 9007199254740992: counts of records beyond it are not exact in a double "
+                    "(docs/config.md, Limits)");
   // Accounting alone (docs/config.md): a noisy-sgd run whose noise is a DP-SGD noise multiplier may
   // leave out the sensitivity and the step size; the accountants need neither, the PDI refuses.
   const bool accounting_only_allowed = kind == "noisy-sgd" && s.has("noise_multiplier");
@@ -132,6 +166,7 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
     if (s.has("intervals")) {
       a.intervals = s.integer("intervals");
       if (a.intervals < 1) throw SpecError(s.key("intervals"), std::to_string(a.intervals), "must be >= 1");
+      check_size(s.key("intervals"), a.intervals, limits::kMaxSteps, kStepsWhy);
     }
     return;
   }
@@ -195,14 +230,19 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   if (s.has("eta")) eta = positive(s, "eta");
   else if (accounting_only_allowed) a.declares_eta = false;
   sigma = c21_sigma(s, eta, a, adjacency, batch);
-  if (s.has("steps")) steps = non_negative_integer(s, "steps");
+  if (s.has("steps")) {
+    steps = non_negative_integer(s, "steps");
+    check_size(s.key("steps"), *steps, limits::kMaxSteps, kStepsWhy);
+  }
   std::int64_t scheduled = 0;
   if (s.has("schedule")) {
+    check_list_size(s, "schedule", limits::kMaxPhases, "each phase is kept in the privacy program");
     for (const Section& p : s.tables("schedule")) {
       p.allow_only({"steps", "eta", "sigma", "gamma", "sensitivity"});
       Phase phase;
       phase.origin = p.path();
       phase.steps = non_negative_integer(p, "steps");
+      check_size(p.key("steps"), phase.steps, limits::kMaxSteps, kStepsWhy);
       if (!p.has("eta") && !eta) throw SpecError(p.key("eta"), "missing", "give it here or as algorithm.eta");
       if (!p.has("sigma") && !sigma) throw SpecError(p.key("sigma"), "missing", "give it here or as algorithm.sigma");
       phase.eta = p.has("eta") ? positive(p, "eta") : *eta;
@@ -213,9 +253,11 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
         phase.gamma = g;
       }
       if (p.has("sensitivity")) phase.sensitivity = non_negative(p, "sensitivity");
-      scheduled += phase.steps;
+      scheduled += phase.steps;  // <= 2^20 phases of <= 2^40 steps: no overflow
       a.phases.push_back(phase);
     }
+    check_size(s.key("schedule"), "phases of " + std::to_string(scheduled) + " steps in all", scheduled,
+               limits::kMaxSteps, "the total of the phases' steps; " + std::string(kStepsWhy));
   }
   if (!steps && a.phases.empty()) throw SpecError(s.key("steps"), "missing", "give steps or [[algorithm.schedule]] phases");
   if (steps && *steps < scheduled)
@@ -323,6 +365,9 @@ QuadraticLoss parse_quadratic(const Section& s, double sensitivity) {
   const auto& rows = s.at("hessian");
   if (!rows.is_array() || rows.as_array().empty())
     throw SpecError(s.key("hessian"), describe(rows), "must be a non-empty array of rows");
+  check_size(s.key("hessian"), std::to_string(rows.as_array().size()) + " rows",
+             static_cast<std::int64_t>(rows.as_array().size()), limits::kMaxQuadraticDimension,
+             "every step of the exact model decomposes d x d matrices (O(d^3)) and keeps two of them");
   for (std::size_t i = 0; i < rows.as_array().size(); ++i) {
     const std::string key = s.key("hessian") + "[" + std::to_string(i) + "]";
     const auto& row = rows.as_array()[i];
@@ -376,6 +421,8 @@ void parse_grid(const Section& s, FiniteDifferenceGrid& g) {
   if (s.has("cells")) {
     g.cells = s.integer("cells");
     if (g.cells < 8) throw SpecError(s.key("cells"), std::to_string(g.cells), "must be >= 8");
+    check_size(s.key("cells"), g.cells, limits::kMaxGridCells,
+               "the engine keeps about 16 vectors of this length and its work grows as cells^2");
   }
   if (s.has("cfl")) {
     g.cfl = positive(s, "cfl");
@@ -386,6 +433,8 @@ void parse_grid(const Section& s, FiniteDifferenceGrid& g) {
   if (s.has("gamma_samples")) {
     g.gamma_samples = s.integer("gamma_samples");
     if (g.gamma_samples < 2) throw SpecError(s.key("gamma_samples"), std::to_string(g.gamma_samples), "must be >= 2");
+    check_size(s.key("gamma_samples"), g.gamma_samples, limits::kMaxGammaSamples,
+               "every optimal-gamma snapshot, kept for every step, holds this many values");
   }
   if (s.has("gamma_snapshots_per_step")) {
     const std::int64_t n = s.integer("gamma_snapshots_per_step");
@@ -412,6 +461,8 @@ InitialCurve parse_initial(const Section& s) {
   }
   if (kind == "table") {
     s.allow_only({"kind", "alpha", "R"});
+    for (const char* k : {"alpha", "R"})
+      check_list_size(s, k, limits::kMaxTableEntries, "a tabulated curve R(alpha), as the orders");
     TableCurve t{s.numbers("alpha"), s.numbers("R")};
     if (t.alpha.empty()) throw SpecError(s.key("alpha"), "[]", "must list at least one order");
     if (t.alpha.size() != t.values.size())
@@ -462,6 +513,7 @@ void check_event_against_lsi(const Section& e, const StepEvent& event, const Run
 
 std::vector<ScheduledEvent> parse_events(const Section& root, const RunSpec& spec) {
   const std::int64_t total_steps = spec.total_steps();
+  check_list_size(root, "events", limits::kMaxEvents, "each event splits a phase of the privacy program");
   std::vector<ScheduledEvent> out;
   for (const Section& e : root.tables("events")) {
     const std::string kind = one_of(e, "kind", {"gaussian-release", "lipschitz", "lsi-restart"});
@@ -711,6 +763,7 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
       spec.record.every = 0;  // only the listed steps (and the first and last)
       const auto& list = out.at("record_steps");
       if (!list.is_array()) throw SpecError(out.key("record_steps"), "not an array", "must be an array of step numbers");
+      check_list_size(out, "record_steps", limits::kMaxRecordSteps, "each listed step is a record of every output");
       for (std::size_t i = 0; i < list.as_array().size(); ++i) {
         const auto& v = list.as_array()[i];
         const std::string key = out.key("record_steps") + "[" + std::to_string(i) + "]";
@@ -755,6 +808,11 @@ std::string read_config_file(const std::filesystem::path& path) {
     throw SpecError("CONFIG", "\"" + path.string() + "\"", "is a directory, not a configuration file");
   if (!std::filesystem::is_regular_file(status))
     throw SpecError("CONFIG", "\"" + path.string() + "\"", "is not a regular file");
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > static_cast<std::uintmax_t>(limits::kMaxConfigBytes))
+    throw SpecError("CONFIG", "\"" + path.string() + "\"",
+                    "is " + std::to_string(size) + " bytes; a configuration must be <= " +
+                        limit_text(limits::kMaxConfigBytes) + " bytes (the largest legitimate one, a 1024 x 1024 "
+                        "quadratic.hessian, is about 20 MB; docs/config.md, Limits)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be opened for reading: " + std::string(std::strerror(errno)));
   std::ostringstream text;

@@ -52,6 +52,10 @@ SweepAxis parse_axis(const Section& s, const std::set<std::string>& earlier) {
     if (scale != "linear" && scale != "log")
       throw SpecError(r.key("scale"), "\"" + scale + "\"", "must be one of \"linear\", \"log\"");
     if (count < 2) throw SpecError(r.key("count"), std::to_string(count), "must be >= 2 (one value: values = [x])");
+    if (static_cast<double>(count) > kMaxSweepValues)  // before the values are made
+      throw SpecError(r.key("count"), std::to_string(count),
+                      "must be <= " + format_number(kMaxSweepValues) +
+                          " (2^28): points x orders x analyses is limited to 2^28 values (docs/config.md, Limits)");
     if (!(stop != start)) throw SpecError(r.key("stop"), format_number(stop), "must differ from start");
     if (scale == "log" && !(start > 0.0 && stop > 0.0))
       throw SpecError(r.key(start > 0.0 ? "stop" : "start"), format_number(start > 0.0 ? stop : start),
@@ -91,9 +95,15 @@ SweepSpec parse_sweep(const Section& s) {
   check_sweep_analyses(spec);
   if (!s.has("axis")) throw SpecError(s.key("axis"), "missing", "a sweep needs at least one [[sweep.axis]]");
   std::set<std::string> keys;
+  double points = 1.0;  // in double: a product of large axes must not wrap around
   for (const Section& a : s.tables("axis")) {
     spec.axes.push_back(parse_axis(a, keys));
     keys.insert(spec.axes.back().key);
+    points *= static_cast<double>(spec.axes.back().values.size());
+    if (points > kMaxSweepValues)
+      throw SpecError(s.key("axis"), format_number(points) + " points",
+                      "the number of points exceeds " + format_number(kMaxSweepValues) +
+                          " (2^28), the limit of points x orders x analyses: split the sweep (docs/config.md, Limits)");
   }
   if (spec.axes.empty()) throw SpecError(s.key("axis"), "[]", "a sweep needs at least one [[sweep.axis]]");
   return spec;

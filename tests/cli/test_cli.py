@@ -380,4 +380,82 @@ with tempfile.TemporaryDirectory() as tmp:
     check("finite-difference engine initialises MPI (control: fails under the broken setting)",
           r.returncode != 0, r.stderr)
 
+    # Limits (docs/config.md, "Limits" and "Memory estimate"): an absurd size is refused at once,
+    # with exit 2, the key and the rule, and no output file. CPU time rather than wall time: the
+    # refusal must not depend on how loaded the machine is.
+    import resource
+
+    def cpu_seconds():
+        u = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return u.ru_utime + u.ru_stime
+
+    out = os.path.join(tmp, "huge_orders.h5")
+    before = cpu_seconds()
+    r = run("compare", fig1, "-o", out, "--set", "orders={ min = 1.5, max = 64, count = 4611686018427387904 }")
+    spent = cpu_seconds() - before
+    check("compare with orders.count = 2^62 exits 2 at once, naming the key and the limit, no output",
+          r.returncode == 2 and "'orders.count' = 4611686018427387904" in r.stderr and "65536 (2^16)" in r.stderr
+          and spent < 0.5 and not os.path.exists(out), f"{spent:.3f} s CPU; " + r.stderr)
+
+    partition = os.path.join(EXAMPLES, "ye_shokri_mnist_partition.toml")
+    out = os.path.join(tmp, "too_big.h5")
+    before = cpu_seconds()
+    r = run("solve", partition, "-o", out, "--set", "algorithm.steps=1000000000000", "--set", "output.record_every=1",
+            "--set", "orders={ min = 1.5, max = 64, count = 4096 }")
+    spent = cpu_seconds() - before
+    check("a run whose memory estimate exceeds the machine exits 2 naming the estimate and the key, no output",
+          r.returncode == 2 and "'output.record_every' = 1" in r.stderr and "estimated" in r.stderr
+          and "4096 orders x 1000000000001 records x 8 B" in r.stderr and "physical memory" in r.stderr
+          and spent < 0.5 and not os.path.exists(out), f"{spent:.3f} s CPU; " + r.stderr)
+
+    out = os.path.join(tmp, "too_big_file.h5")
+    before = cpu_seconds()
+    r = run("solve", fig1, "-o", out, "--set", "algorithm.steps=1000000000000",
+            "--set", "orders={ min = 1.5, max = 64, count = 4096 }")
+    spent = cpu_seconds() - before
+    check("solve -o whose file cannot fit on its disk exits 2 naming the estimate and the key, no output",
+          r.returncode == 2 and "'output.record_every' = 1" in r.stderr and "output file would take an estimated" in r.stderr
+          and "1000000000001 records x 5 rows x 4096 orders x 8 B" in r.stderr and spent < 0.5
+          and not os.path.exists(out), f"{spent:.3f} s CPU; " + r.stderr)
+    r = run("solve", fig1, "--json", env={"RDPDYN_MEMORY_LIMIT": "100"})
+    check("RDPDYN_MEMORY_LIMIT lowers the budget: a small run refused under 100 bytes",
+          r.returncode == 2 and "RDPDYN_MEMORY_LIMIT (100 B)" in r.stderr and "'orders' = 3 orders" in r.stderr,
+          r.stderr)
+    r = run("solve", fig1, "--json", env={"RDPDYN_MEMORY_LIMIT": "lots"})
+    check("an unreadable RDPDYN_MEMORY_LIMIT exits 2", r.returncode == 2 and "'RDPDYN_MEMORY_LIMIT'" in r.stderr,
+          r.stderr)
+    r = run("solve", fig1, "--set", "algorithm.steps=1099511627777")
+    check("algorithm.steps beyond 2^40 exits 2",
+          r.returncode == 2 and "'algorithm.steps' = 1099511627777" in r.stderr and "(2^40)" in r.stderr, r.stderr)
+    r = run("calibrate", fig1, "--epsilon", "1", "--delta", "1e-5", "--for", "steps", "--max-steps", "4611686018427387904")
+    check("calibrate --max-steps beyond 2^40 exits 2",
+          r.returncode == 2 and "'--max-steps' = 4611686018427387904" in r.stderr, r.stderr)
+    sweep_file = os.path.join(EXAMPLES, "sweep_surface.toml")
+    before = cpu_seconds()
+    r = run("sweep", sweep_file, "--set", "sweep.axis[0]={ key = \"algorithm.sigma\", range = { start = 0.1, stop = 1, count = 4611686018427387904 } }")
+    spent = cpu_seconds() - before
+    check("sweep with a range count of 2^62 exits 2 at once",
+          r.returncode == 2 and "count' = 4611686018427387904" in r.stderr and spent < 0.5, r.stderr)
+    r = run("sweep", partition, "--json", "--set", "sweep.axis=[{ key = \"algorithm.steps\", values = [29, 1000000000000] }]",
+            "--set", "sweep.analyses=[\"pdi\"]")
+    reasons = json.loads(r.stdout)["analyses"]["pdi"]["reason"] if r.returncode == 0 else []
+    check("a sweep point whose memory estimate exceeds the machine is an invalid point naming the key",
+          len(reasons) == 2 and reasons[0] == "" and "'algorithm.steps' = 1000000000000" in reasons[1]
+          and "estimated" in reasons[1], r.stderr + str(reasons))
+    conv = os.path.join(tmp, "conv.toml")
+    with open(os.path.join(EXAMPLES, "fd_convergence.toml")) as f:
+        text = f.read()
+    with open(conv, "w") as f:
+        f.write("\n".join("cells = 4096" if line.startswith("cells =") else line for line in text.splitlines()) + "\n")
+    r = run("validate", "--convergence", conv, "--grids", "12")
+    check("a convergence study whose finest grid exceeds grid.cells' limit exits 2",
+          r.returncode == 2 and "'--grids' = 12" in r.stderr and "4096 x 2048 cells" in r.stderr, r.stderr)
+    big = os.path.join(tmp, "big.toml")
+    with open(big, "w") as f:
+        f.write(BASE)
+    os.truncate(big, 64 * 2**20 + 1)  # sparse: nothing written
+    r = run("solve", big)
+    check("a configuration file over 64 MiB exits 2", r.returncode == 2 and "'CONFIG'" in r.stderr
+          and "67108864 (2^26) bytes" in r.stderr, r.stderr)
+
 finish()

@@ -243,3 +243,28 @@ TEST_CASE("sweep: points evaluated in any split give the same values bitwise; ra
       CHECK(std::memcmp(&whole.surfaces[s].epsilon[p], &part.surfaces[s].epsilon[p], sizeof(double)) == 0);
     }
 }
+
+TEST_CASE("A sweep's sizes are limited before any value is made", "[sweep][limits]") {
+  // A range's count is checked before its values are computed (2^62 would allocate for minutes).
+  try {
+    SweepConfiguration::parse(kSurface, "surface.toml",
+                              {"sweep.axis[0].range={ start = 0.01, stop = 1.0, count = 4611686018427387904 }"});
+    FAIL("accepted");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "sweep.axis[0].range.count");
+    CHECK(e.value() == "4611686018427387904");
+    CHECK_THAT(e.rule(), Catch::Contains("2^28") && Catch::Contains("Limits"));
+  }
+  // Axes each within the limit whose product is not: refused as soon as the product exceeds it
+  // (computed in double, so it cannot wrap around).
+  try {
+    SweepConfiguration::parse(kSurface, "surface.toml",
+                              {"sweep.axis[0].range={ start = 0.01, stop = 1.0, count = 100000 }",
+                               "sweep.axis[1]={ key = \"algorithm.eta\", range = { start = 0.001, stop = 0.3, count = 100000 } }"});
+    FAIL("accepted");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "sweep.axis");
+    CHECK(e.value() == "1e+10 points");
+    CHECK_THAT(e.rule(), Catch::Contains("split the sweep"));
+  }
+}

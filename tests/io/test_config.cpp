@@ -4,6 +4,7 @@
 #include <string>
 
 #include "io/config.hpp"
+#include "io/config_document.hpp"
 #include "models/known_constants.hpp"
 #include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
@@ -491,4 +492,99 @@ TEST_CASE("Command-line overrides (set): unknown keys and bad values are the fil
   CHECK_THAT(e.rule(), Catch::Contains("not a table"));
   e = override_error_of({"algorithm.schedule[0].eta=0.1"});
   CHECK(e.key() == "algorithm.schedule");
+}
+
+namespace {
+
+/// The error of kBase with `--set` overrides.
+SpecError error_with(const std::vector<std::string>& sets, const std::string& text = kBase) {
+  try {
+    parse_config_text(text, "test.toml", sets);
+  } catch (const SpecError& e) {
+    return e;
+  }
+  FAIL("configuration was accepted with the overrides");
+  throw;
+}
+
+void check_limit(const std::vector<std::string>& sets, const std::string& key, const std::string& value,
+                 const std::string& limit, const std::string& text = kBase) {
+  const SpecError e = error_with(sets, text);
+  INFO(e.what());
+  CHECK(e.key() == key);
+  CHECK(e.value() == value);
+  CHECK_THAT(e.rule(), Catch::Contains("must be <= " + limit) && Catch::Contains("docs/config.md, Limits"));
+}
+
+/// The error of `text` with `key` set to an array of n numbers first, first + step, ... The array
+/// is built as a TOML value, not parsed: toml11 3.7 parses one array in O(n^2) (toml11 issue #278).
+SpecError error_with_list(const std::string& text, const std::vector<std::string>& keys, std::size_t n, double first,
+                          double step) {
+  toml::value doc = parse_toml_document(text, "test.toml");
+  toml::array list;
+  for (std::size_t i = 0; i < n; ++i) list.push_back(toml::value(first + step * static_cast<double>(i)));
+  for (const auto& k : keys) set_config_key(doc, k, toml::value(list));
+  try {
+    config_from_document(doc, text, "test.toml", {});
+  } catch (const SpecError& e) {
+    return e;
+  }
+  FAIL("configuration was accepted with " << n << " entries");
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("Every size has a limit checked at parse time, named with the key, the value and the limit", "[config][limits]") {
+  // The issue's case: a count near 2^62 was accepted and allocated for minutes.
+  check_limit({"orders={ min = 1.5, max = 64, count = 4611686018427387904 }"}, "orders.count", "4611686018427387904",
+              "65536 (2^16)");
+  check_limit({"orders={ min = 1.5, max = 64, count = 65537 }"}, "orders.count", "65537", "65536 (2^16)");
+  CHECK_NOTHROW(parse_config_text(kBase, "t", {"orders={ min = 1.5, max = 64, count = 65536 }"}));
+  const SpecError values = error_with_list(kBase, {"orders.values"}, 65537, 2.0, 1.0);
+  CHECK(values.key() == "orders.values");
+  CHECK(values.value() == "65537 entries");
+  CHECK_THAT(values.rule(), Catch::Contains("must be <= 65536 (2^16)"));
+
+  check_limit({"algorithm.steps=1099511627777"}, "algorithm.steps", "1099511627777", "1099511627776 (2^40)");
+  CHECK_NOTHROW(parse_config_text(kBase, "t", {"algorithm.steps=1099511627776"}));
+  const std::string phases = kBase + "[[algorithm.schedule]]\nsteps = 1099511627777\n";
+  check_limit({}, "algorithm.schedule[0].steps", "1099511627777", "1099511627776 (2^40)", with(phases, "steps = 100", ""));
+  // Each phase within the limit, their total beyond it.
+  const std::string two = kBase + "[[algorithm.schedule]]\nsteps = 1099511627776\n[[algorithm.schedule]]\nsteps = 1\n";
+  check_limit({}, "algorithm.schedule", "phases of 1099511627777 steps in all", "1099511627776 (2^40)", with(two, "steps = 100", ""));
+
+  const std::string langevin = R"(
+[orders]
+values = [2, 10]
+[algorithm]
+kind = "langevin"
+time = 1
+sigma = 0.1
+n = 100
+sensitivity = 1
+[lsi]
+kind = "constant"
+c = 1
+)";
+  check_limit({"algorithm.intervals=1099511627777"}, "algorithm.intervals", "1099511627777", "1099511627776 (2^40)", langevin);
+
+  const SpecError n = error_with({"algorithm.n=1e300"});
+  CHECK(n.key() == "algorithm.n");
+  CHECK_THAT(n.rule(), Catch::Contains("2^53"));
+
+  check_limit({"grid.cells=4194305"}, "grid.cells", "4194305", "4194304 (2^22)");
+  check_limit({"grid.gamma_samples=65537"}, "grid.gamma_samples", "65537", "65536 (2^16)");
+
+  const std::string table = kBase + "[initial]\nkind = \"table\"\nalpha = [2]\nR = [0]\n";
+  const SpecError alpha = error_with_list(table, {"initial.alpha", "initial.R"}, 65537, 2.0, 1.0);
+  CHECK(alpha.key() == "initial.alpha");
+  CHECK(alpha.value() == "65537 entries");
+  CHECK_THAT(alpha.rule(), Catch::Contains("must be <= 65536 (2^16)"));
+
+  std::string rows = "[";
+  for (int i = 0; i < 1025; ++i) rows += i ? ", [1]" : "[1]";
+  const std::string quadratic = with(kBase, "sensitivity = 4", "sensitivity = 4\nloss = \"quadratic\"") +
+                                "[quadratic]\nhessian = " + rows + "]\n";
+  check_limit({}, "quadratic.hessian", "1025 rows", "1024", quadratic);
 }
