@@ -21,8 +21,9 @@ double order_of(double y) { return 1.0 + std::exp(y); }
 
 }  // namespace
 
-Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol)
-    : initial_(initial), tol_(tol) {
+Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol,
+                     CertificationMethod method)
+    : initial_(initial), tol_(tol), method_(method) {
   double inverse_lsi = program.initial_inverse_lsi, t = 0.0;
   frames_.reserve(static_cast<std::size_t>(program.step_count()));
   program.for_each_step([&](std::int64_t k, const ProgramStep& step) {
@@ -46,6 +47,37 @@ Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial,
     }
     frames_.push_back(f);
   });
+  // Kinds and straight stretches (their flows depend only on the program: composed once here).
+  prefix_.resize(frames_.size());
+  stretch_start_.assign(frames_.size(), 0);
+  for (std::size_t k = 0; k < frames_.size(); ++k) {
+    Frame& f = frames_[k];
+    const ProgramStep& step = *f.step;
+    const DiffusionInterval& iv = step.diffusion;
+    const auto* fn = std::get_if<FunctionLsi>(&iv.lsi);
+    const bool alpha_lsi = fn != nullptr && fn->depends_on_alpha;
+    const auto ik = static_cast<std::int64_t>(k);
+    BoundedFlow core;
+    if (step.gamma.is_field() || alpha_lsi) {
+      f.kind = Kind::Shooting;
+    } else if (!step.gamma.is_optimal()) {
+      // A fixed gamma: a1 = (1 - gamma) Q(t) does not depend on y (docs/math.md §2.3).
+      f.kind = Kind::Straight;
+      const IntervalFlow flow = fixed_gamma_flow(iv, step.gamma.value, f.inverse_lsi, f.t_start, tol_);
+      core = bounded(flow.transport, flow.source, flow.transport_error);
+    } else if (f.point_mass) {
+      // Optimal gamma from a point mass: w at the end does not depend on the start (erased).
+      f.kind = Kind::Straight;
+      core = {0.0, 0.0, flow_rounding::up(erased_value(ik)), true};
+    } else {
+      f.kind = has_closed_form_pieces(iv) ? Kind::Piecewise : Kind::Shooting;
+    }
+    if (f.kind != Kind::Straight) continue;
+    const BoundedFlow step_flow = compose(compose(jump(f.jump_before), core), jump(f.jump_after));
+    const bool continues = k > 0 && frames_[k - 1].kind == Kind::Straight;
+    prefix_[k] = continues ? compose(prefix_[k - 1], step_flow) : step_flow;
+    stretch_start_[k] = continues ? stretch_start_[k - 1] : ik;
+  }
 }
 
 double Certifier::gamma_at(std::int64_t step, double y, double t, const OptimalGammaLookup& optimal) const {
@@ -203,11 +235,138 @@ CertifiedValue Certifier::shoot(std::int64_t steps, double order, const OptimalG
   return {rdp_upper_interpolation(alphas, bounds, order), a_up};
 }
 
+void Certifier::fill_cuts(std::int64_t step, const OptimalGammaLookup& optimal, std::vector<double>& cuts) const {
+  const double duration = step_at(step).diffusion.duration;
+  const double t0 = frames_[static_cast<std::size_t>(step)].t_start;
+  cuts.assign(1, 0.0);
+  if (optimal.switch_times)
+    for (double t : optimal.switch_times(step))
+      if (t - t0 > cuts.back() + 1e-12 * duration && t - t0 < duration * (1.0 - 1e-12)) cuts.push_back(t - t0);
+  cuts.push_back(duration);
+}
+
+const std::vector<Certifier::Piece>& Certifier::pieces_of(std::int64_t step, const OptimalGammaLookup& optimal) const {
+  if (piece_cache_.size() < frames_.size()) piece_cache_.resize(frames_.size());
+  std::vector<Piece>& pieces = piece_cache_[static_cast<std::size_t>(step)];
+  if (!pieces.empty()) return pieces;
+  const Frame& f = frames_[static_cast<std::size_t>(step)];
+  const DiffusionInterval& iv = step_at(step).diffusion;
+  std::vector<double> cuts;
+  fill_cuts(step, optimal, cuts);
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    // int Q over the piece: the transport at gamma = 1/2 is exactly half of it.
+    const double L = 2.0 * fixed_gamma_piece(iv, 0.5, f.inverse_lsi, cuts[i], cuts[i + 1]).transport;
+    pieces.push_back({cuts[i], cuts[i + 1], f.t_start + 0.5 * (cuts[i] + cuts[i + 1]), L});
+  }
+  return pieces;
+}
+
+bool Certifier::land_composed(std::int64_t steps, double aim, const OptimalGammaLookup& optimal, Scratch& scratch,
+                              Landing& out) const {
+  using flow_rounding::kEps;
+  using flow_rounding::up;
+  scratch.segments.clear();
+  scratch.gammas.clear();
+  // Backwards: choose the path. Its exact landing is checked by the forward pass, so the choices
+  // here need not be exact, only close to the characteristic of the gamma field.
+  double y = aim;
+  bool erased = false;
+  std::int64_t k = steps - 1;
+  while (k >= 0 && !erased) {
+    const Frame& f = frames_[static_cast<std::size_t>(k)];
+    if (f.kind == Kind::Shooting) return false;
+    if (f.kind == Kind::Straight) {
+      const BoundedFlow& stretch = prefix_[static_cast<std::size_t>(k)];
+      scratch.segments.push_back({k, stretch, 0, 0, true});
+      y -= stretch.transport;
+      erased = stretch.erased;
+      k = stretch_start_[static_cast<std::size_t>(k)] - 1;
+      continue;
+    }
+    // Optimal gamma: one gamma per piece between snapshots, the field's value at the piece's
+    // midpoint on the path (a midpoint rule for the position: one predictor step).
+    const std::vector<Piece>& pieces = pieces_of(k, optimal);
+    const std::size_t begin = scratch.gammas.size();
+    for (auto p = pieces.rbegin(); p != pieces.rend(); ++p) {
+      const double g_end = gamma_at(k, y, p->t_mid, optimal);
+      const double g = gamma_at(k, y - 0.5 * (1.0 - g_end) * p->decay_integral, p->t_mid, optimal);
+      scratch.gammas.push_back(g);
+      y -= (1.0 - g) * p->decay_integral;
+    }
+    scratch.segments.push_back({k, {}, begin, scratch.gammas.size(), false});
+    --k;
+  }
+  // The foot: the path starts at y (an exact double) at t = 0, or after an erasure.
+  double w = 0.0;
+  if (!erased) {
+    // alpha = 1 + e^y to a few ulps: R_0 at an order above, divided by one below.
+    const double a0 = order_of(y);
+    w = initial_rdp(initial_, a0 * (1.0 + 4.0 * kEps)) / (a0 * (1.0 - 4.0 * kEps));
+    if (!(w >= 0.0)) return false;
+  }
+  // Forwards along the chosen path, rounding outward: the landing y within +- y_err and w above.
+  double y_err = 0.0;
+  for (auto seg = scratch.segments.rbegin(); seg != scratch.segments.rend(); ++seg) {
+    if (seg->straight) {
+      y += seg->flow.transport;
+      y_err += seg->flow.transport_error + kEps * std::abs(y);
+      w = apply(seg->flow, w);
+      continue;
+    }
+    const Frame& f = frames_[static_cast<std::size_t>(seg->step)];
+    const DiffusionInterval& iv = step_at(seg->step).diffusion;
+    const std::vector<Piece>& pieces = pieces_of(seg->step, optimal);
+    w = up(w + f.jump_before);
+    // Pieces were pushed from the last to the first.
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      const double g = scratch.gammas[seg->gamma_end - 1 - i];
+      const IntervalFlow piece = fixed_gamma_piece(iv, g, f.inverse_lsi, pieces[i].s0, pieces[i].s1);
+      const BoundedFlow bf = bounded(piece.transport, piece.source, piece.transport_error);
+      y += bf.transport;
+      y_err += bf.transport_error + kEps * std::abs(y);
+      w = apply(bf, w);
+    }
+    w = up(w + f.jump_after);
+  }
+  // Same conventions as land(): claimed at the lower end, valued at the upper end.
+  y_err = up(y_err) + 1e-14 * (1.0 + std::abs(y));
+  out = {y - y_err, up(order_of(y + y_err) * (1.0 + 4.0 * kEps) * w), y_err};
+  return std::isfinite(out.rdp);
+}
+
+CertifiedValue Certifier::shoot_composed(std::int64_t steps, double order, const OptimalGammaLookup& optimal,
+                                         Scratch& scratch) const {
+  // The landing is known to rounding (y_err ~ 1e-13): one path aimed just above the order, valued
+  // by monotonicity of R in alpha (van Erven & Harremoes 2014, Thm 3).
+  const double y_target = std::log(order - 1.0);
+  // y_target itself is within a few ulps of ln(alpha - 1): aim and claim beyond that.
+  const double margin = 1e-14 * (1.0 + std::abs(y_target));
+  const double y_claim = y_target + margin;
+  double aim = y_claim + margin;
+  Landing landing{};
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    if (!land_composed(steps, aim, optimal, scratch, landing)) return {0.0, 0.0};
+    if (landing.y >= y_claim) return {landing.rdp, order_of(landing.y)};
+    aim += (y_claim - landing.y) + landing.y_error + margin;
+  }
+  return {0.0, 0.0};
+}
+
 std::vector<CertifiedValue> Certifier::certify(std::int64_t steps, std::span<const double> orders,
                                                const OptimalGammaLookup& optimal) const {
   std::vector<CertifiedValue> out;
   out.reserve(orders.size());
-  for (double order : orders) out.push_back(shoot(steps, order, optimal));
+  Scratch scratch;
+  for (double order : orders) {
+    if (method_ == CertificationMethod::Composed) {
+      const CertifiedValue v = shoot_composed(steps, order, optimal, scratch);
+      if (v.landing_order > 0.0) {
+        out.push_back(v);
+        continue;
+      }
+    }
+    out.push_back(shoot(steps, order, optimal));  // the reference, and the fallback
+  }
   return out;
 }
 

@@ -10,6 +10,19 @@
 // non-decreasing in alpha) and the chord of (alpha - 1) R through both (it is convex in alpha).
 // It integrates with Boost.Odeint at tight tolerance and biases each landing in the safe
 // direction (lower order, larger w) by 10x the observed difference to a 1000x tighter run.
+//
+// That shooting is the reference method. By default (CertificationMethod::Composed) the Certifier
+// avoids Odeint wherever the flow has closed forms (docs/finite-difference.md §5, "Cost"):
+//  - straight steps (fixed gamma, order-independent LSI schedule; also point-mass intervals) are
+//    summarised by their y-independent flow (A, psi), composed over maximal straight stretches once
+//    at construction (solver/flow_composition.hpp): O(1) per stretch;
+//  - optimal-gamma steps with a constant or Gaussian-convolution LSI are followed with a gamma that
+//    is constant on each piece between gamma snapshots (its value at the piece's midpoint on the
+//    path): any gamma along a path certifies (docs/finite-difference.md §4), and each piece then has
+//    the closed-form flow of fixed_gamma_piece. The landing is exact up to rounding, so one path per
+//    order suffices.
+// Every closed form is rounded outward. Values that need a gamma field or an order-dependent LSI
+// schedule fall back to the shooting.
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -17,6 +30,7 @@
 
 #include "dynamics/initial_curve.hpp"
 #include "dynamics/privacy_program.hpp"
+#include "solver/flow_composition.hpp"
 #include "solver/interval_flow.hpp"
 
 namespace rdpdyn {
@@ -35,18 +49,31 @@ struct CertifiedValue {
   double landing_order;  ///< the upper of the two orders the characteristics reached (>= the order)
 };
 
+enum class CertificationMethod {
+  Composed,  ///< closed-form flows where they exist, shooting elsewhere (default)
+  Shooting,  ///< Odeint shooting back to t = 0 for every value (the reference)
+};
+
 class Certifier {
  public:
   /// Keeps pointers into `program`, which must outlive the Certifier.
-  Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol);
+  Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol,
+            CertificationMethod method = CertificationMethod::Composed);
 
   /// Certified bounds after `steps` completed steps (including that step's after-events).
   std::vector<CertifiedValue> certify(std::int64_t steps, std::span<const double> orders,
                                       const OptimalGammaLookup& optimal_gamma) const;
 
  private:
+  /// How a step's flow is certified by the composed method.
+  enum class Kind {
+    Straight,   ///< y-independent flow: `flow` (and the stretch's composition in prefix_)
+    Piecewise,  ///< optimal gamma, closed-form pieces between snapshots
+    Shooting,   ///< gamma field or order-dependent LSI: Odeint only
+  };
   struct Frame {
     const ProgramStep* step = nullptr;  ///< the program's step (a phase's: nothing is copied per step)
+    Kind kind = Kind::Shooting;
     double t_start = 0.0;
     double inverse_lsi = 0.0;  ///< at the start of the diffusion, after the before-events
     double jump_before = 0.0;  ///< w added by the before-events (Gaussian releases)
@@ -77,9 +104,42 @@ class Certifier {
   Landing land(std::int64_t steps, double aim, const OptimalGammaLookup& optimal) const;
   CertifiedValue shoot(std::int64_t steps, double order, const OptimalGammaLookup& optimal) const;
 
+  /// One part of a composed path, in backward order: a straight stretch (its composed flow) or an
+  /// optimal-gamma step with the gammas chosen for its pieces.
+  struct Segment {
+    std::int64_t step;
+    BoundedFlow flow;                 ///< straight stretches
+    std::size_t gamma_begin = 0, gamma_end = 0;  ///< piecewise steps: range in the gamma scratch
+    bool straight;
+  };
+  struct Scratch {
+    std::vector<Segment> segments;
+    std::vector<double> gammas;
+  };
+  /// A piece of an optimal-gamma step between gamma snapshots (interval-local times) and the
+  /// integral of Q over it.
+  struct Piece {
+    double s0, s1, t_mid, decay_integral;
+  };
+  /// The composed method's landing (false when a Shooting step is on the path).
+  bool land_composed(std::int64_t steps, double aim, const OptimalGammaLookup& optimal, Scratch& scratch,
+                     Landing& out) const;
+  /// nullopt-like: landing_order = 0 when the composed method cannot certify this value.
+  CertifiedValue shoot_composed(std::int64_t steps, double order, const OptimalGammaLookup& optimal,
+                                Scratch& scratch) const;
+  void fill_cuts(std::int64_t step, const OptimalGammaLookup& optimal, std::vector<double>& cuts) const;
+  /// The pieces of a completed optimal-gamma step (cached: its snapshots no longer change).
+  const std::vector<Piece>& pieces_of(std::int64_t step, const OptimalGammaLookup& optimal) const;
+
   const InitialCurve& initial_;
   IntegrationTolerance tol_;
+  CertificationMethod method_;
   std::vector<Frame> frames_;
+  /// Straight frames: the composition of the frames from the start of their stretch through them
+  /// (jumps included), and where the stretch starts.
+  std::vector<BoundedFlow> prefix_;
+  std::vector<std::int64_t> stretch_start_;
+  mutable std::vector<std::vector<Piece>> piece_cache_;
 };
 
 }  // namespace rdpdyn
