@@ -1,10 +1,13 @@
 #include "solver/certification.hpp"
 
+#include <algorithm>
 #include <array>
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <cstdio>
+#include <cstdlib>
 
 #include "dynamics/pdi.hpp"
 #include "dynamics/rdp_interpolation.hpp"
@@ -22,8 +25,8 @@ double order_of(double y) { return 1.0 + std::exp(y); }
 }  // namespace
 
 Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol,
-                     CertificationMethod method)
-    : initial_(initial), tol_(tol), method_(method) {
+                     CertificationMethod method, CloudSettings cloud)
+    : initial_(initial), tol_(tol), method_(method), cloud_settings_(cloud) {
   double inverse_lsi = program.initial_inverse_lsi, t = 0.0;
   frames_.reserve(static_cast<std::size_t>(program.step_count()));
   program.for_each_step([&](std::int64_t k, const ProgramStep& step) {
@@ -49,6 +52,7 @@ Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial,
   });
   // Kinds and straight stretches (their flows depend only on the program: composed once here).
   prefix_.resize(frames_.size());
+  step_flows_.resize(frames_.size());
   stretch_start_.assign(frames_.size(), 0);
   for (std::size_t k = 0; k < frames_.size(); ++k) {
     Frame& f = frames_[k];
@@ -72,8 +76,11 @@ Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial,
     } else {
       f.kind = has_closed_form_pieces(iv) ? Kind::Piecewise : Kind::Shooting;
     }
+    any_piecewise_ |= f.kind == Kind::Piecewise;
+    any_shooting_ |= f.kind == Kind::Shooting;
     if (f.kind != Kind::Straight) continue;
     const BoundedFlow step_flow = compose(compose(jump(f.jump_before), core), jump(f.jump_after));
+    step_flows_[k] = step_flow;
     const bool continues = k > 0 && frames_[k - 1].kind == Kind::Straight;
     prefix_[k] = continues ? compose(prefix_[k - 1], step_flow) : step_flow;
     stretch_start_[k] = continues ? stretch_start_[k - 1] : ik;
@@ -352,15 +359,214 @@ CertifiedValue Certifier::shoot_composed(std::int64_t steps, double order, const
   return {0.0, 0.0};
 }
 
+double Certifier::cloud_spacing(double y) const {
+  // Spacing h where alpha - 1 >= 1, h / sqrt(alpha - 1) below, at most 1/2: the chord of
+  // (alpha - 1) R between orders alpha(1 +- h/2) near alpha = 1 errs by about (alpha - 1) h^2 R'/(4R)
+  // relative (R is nearly linear there), so the spacing can grow like (alpha - 1)^(-1/2).
+  return std::min(0.5, cloud_settings_.spacing * std::max(1.0, std::exp(-0.5 * y)));
+}
+
+std::vector<double> Certifier::cloud_seeds(double y_top) const {
+  std::vector<double> seeds;
+  for (double y = cloud_settings_.y_min; y <= y_top; y += cloud_spacing(y)) seeds.push_back(y);
+  return seeds;
+}
+
+bool Certifier::cloud_pays(std::span<const double> orders) const {
+  if (!any_piecewise_ || any_shooting_) return false;  // straight runs cost O(1) per value already
+  if (method_ == CertificationMethod::Cloud) return true;
+  if (method_ != CertificationMethod::Composed) return false;
+  // Paths: every value walks back over the curved steps (half the run on average); the cloud
+  // advances each of its paths over every step once. Both cost about one piece flow per step.
+  const double steps = static_cast<double>(frames_.size());
+  const double records = cloud_settings_.expected_records > 0 ? static_cast<double>(cloud_settings_.expected_records)
+                                                                : steps + 1.0;
+  const double cloud_size = static_cast<double>(cloud_seeds(cloud_top(orders)).size());
+  // Paths cost a backward and a forward walk (about 1.5 cloud steps); the cloud is preferred only
+  // at half the cost, as its chords are a little looser than a path landing on the order.
+  const double path_cost = 1.5 * records * static_cast<double>(orders.size()) * steps / 2.0;
+  return path_cost > 2.0 * steps * cloud_size;
+}
+
+double Certifier::cloud_top(std::span<const double> orders) const {
+  // Paths move towards larger orders: seeds up to just above the largest order suffice (one
+  // more spacing-sized margin so that the largest order has a neighbour above).
+  double top = -std::numeric_limits<double>::infinity();
+  for (double a : orders) top = std::max(top, std::log(a - 1.0));
+  return top + 4.0 * cloud_settings_.spacing;
+}
+
+void Certifier::advance_cloud(std::int64_t steps, std::span<const double> orders,
+                              const OptimalGammaLookup& optimal) const {
+  using flow_rounding::kEps;
+  using flow_rounding::up;
+  if (cloud_step_ < 0) {
+    for (double y : cloud_seeds(cloud_top(orders))) {
+      const double a0 = order_of(y);
+      const double w = initial_rdp(initial_, a0 * (1.0 + 4.0 * kEps)) / (a0 * (1.0 - 4.0 * kEps));
+      if (!std::isfinite(w)) break;  // beyond a table's end: R_0 = +infinity
+      cloud_.push_back({y, 0.0, w});
+    }
+    cloud_step_ = 0;
+  }
+  for (; cloud_step_ < steps; ++cloud_step_) {
+    const std::int64_t k = cloud_step_;
+    const Frame& f = frames_[static_cast<std::size_t>(k)];
+    if (f.kind == Kind::Straight) {
+      const BoundedFlow& flow = step_flows_[static_cast<std::size_t>(k)];
+      for (CloudPath& p : cloud_) {
+        p.y += flow.transport;
+        p.y_error += flow.transport_error + kEps * std::abs(p.y);
+        p.w = apply(flow, p.w);
+      }
+      continue;
+    }
+    // Optimal gamma: forwards, the field's gamma at the piece's midpoint on the path (one
+    // predictor step from the piece's start), constant on the piece.
+    const DiffusionInterval& iv = step_at(k).diffusion;
+    const std::vector<Piece>& pieces = pieces_of(k, optimal);
+    for (CloudPath& p : cloud_) {
+      p.w = up(p.w + f.jump_before);
+      for (const Piece& piece : pieces) {
+        const double g_start = gamma_at(k, p.y, piece.t_mid, optimal);
+        const double g = gamma_at(k, p.y + 0.5 * (1.0 - g_start) * piece.decay_integral, piece.t_mid, optimal);
+        const IntervalFlow fl = fixed_gamma_piece(iv, g, f.inverse_lsi, piece.s0, piece.s1);
+        const BoundedFlow bf = bounded(fl.transport, fl.source, fl.transport_error);
+        p.y += bf.transport;
+        p.y_error += bf.transport_error + kEps * std::abs(p.y);
+        p.w = apply(bf, p.w);
+      }
+      p.w = up(p.w + f.jump_after);
+    }
+    reshape_cloud(cloud_top(orders));
+  }
+}
+
+Certifier::CloudPath Certifier::cloud_start(double y, double rdp_bound) const {
+  // A path starting now at y with R(alpha(y)) <= rdp_bound, which must hold at an order at or
+  // above the true alpha(y) = 1 + e^y (the caller evaluates its bound there, see cloud_node).
+  using flow_rounding::kEps;
+  return {y, 0.0, flow_rounding::up(rdp_bound / (order_of(y) * (1.0 - 4.0 * kEps)))};
+}
+
+void Certifier::cloud_node(const CloudPath& p, double& alpha_claimed, double& bound) const {
+  using flow_rounding::kEps;
+  using flow_rounding::up;
+  const double e = up(p.y_error) + 1e-14 * (1.0 + std::abs(p.y));
+  alpha_claimed = order_of(p.y - e);
+  bound = up(order_of(p.y + e) * (1.0 + 4.0 * kEps) * p.w);
+}
+
+void Certifier::reshape_cloud(double y_top) const {
+  using flow_rounding::kEps;
+  using flow_rounding::up;
+  // Paths may cross where the gamma field is steep: order them (each stays valid on its own).
+  std::sort(cloud_.begin(), cloud_.end(), [](const CloudPath& a, const CloudPath& b) { return a.y < b.y; });
+  std::vector<CloudPath> out;
+  out.reserve(cloud_.size() + 16);
+  // Below the lowest path: new paths valued by monotonicity, R(alpha) <= R(alpha_lowest) (van Erven &
+  // Harremoes 2014, Thm 3), the finite-difference grid's inflow closure; tight as alpha -> 1.
+  {
+    std::vector<CloudPath> below;
+    double alpha = 0.0, bound = 0.0;
+    cloud_node(cloud_.front(), alpha, bound);
+    for (double y = cloud_.front().y - cloud_spacing(cloud_.front().y) - 2e-14 * (1.0 + std::abs(cloud_.front().y));
+         y >= cloud_settings_.y_min; y -= cloud_spacing(y))
+      below.push_back(cloud_start(y, bound));
+    out.assign(below.rbegin(), below.rend());
+  }
+  for (std::size_t i = 0; i < cloud_.size(); ++i) {
+    const CloudPath& p = cloud_[i];
+    if (p.y > y_top + 1.0) break;  // far above every order: no longer needed
+    out.push_back(p);
+    if (i + 1 == cloud_.size()) break;
+    // Where the flow spreads the paths, new ones start between them, valued by the chord of
+    // (alpha - 1) R through the neighbours' certified points (dynamics/rdp_interpolation.hpp).
+    const CloudPath& q = cloud_[i + 1];
+    const double gap = q.y - p.y;
+    const double allowed = cloud_settings_.max_gap * cloud_spacing(0.5 * (p.y + q.y));
+    if (gap <= allowed || p.y > y_top) continue;
+    const int pieces = static_cast<int>(std::ceil(gap / (0.5 * allowed)));
+    std::array<double, 2> alphas{}, bounds{};
+    cloud_node(p, alphas[0], bounds[0]);
+    cloud_node(q, alphas[1], bounds[1]);
+    for (int m = 1; m < pieces; ++m) {
+      const double y = p.y + gap * m / pieces;
+      const double a_up = order_of(y) * (1.0 + 4.0 * kEps);
+      if (!(alphas[0] < a_up && a_up <= alphas[1])) continue;
+      out.push_back(cloud_start(y, up(rdp_upper_interpolation(alphas, bounds, a_up))));
+    }
+  }
+  cloud_.swap(out);
+}
+
+CertifiedValue Certifier::from_cloud(double order) const {
+  using flow_rounding::kEps;
+  using flow_rounding::up;
+  // Each path certifies R at its lower end alpha(y - e) by alpha(y + e) w (as land() does). The
+  // nearest path claimed below the order and the nearest at or above it bound R at the order
+  // by the chord of (alpha - 1) R and by monotonicity (dynamics/rdp_interpolation.hpp).
+  const double y_target = std::log(order - 1.0);
+  const double margin = 1e-14 * (1.0 + std::abs(y_target));
+  const CloudPath* lo = nullptr;
+  const CloudPath* hi = nullptr;
+  for (const CloudPath& p : cloud_) {
+    const double claim = p.y - (up(p.y_error) + 1e-14 * (1.0 + std::abs(p.y)));
+    if (claim < y_target - margin) {
+      if (lo == nullptr || p.y > lo->y) lo = &p;
+    } else if (claim >= y_target + margin) {
+      if (hi == nullptr || p.y < hi->y) hi = &p;
+    }
+  }
+  if (std::getenv("RDPDYN_CERT_DEBUG2"))
+    std::fprintf(stderr, "order %g y %g lo %g hi %g first %g last %g\n", order, y_target, lo ? lo->y : NAN,
+                 hi ? hi->y : NAN, cloud_.front().y, cloud_.back().y);
+  if (lo == nullptr || hi == nullptr) return {0.0, 0.0};
+  if (hi->y - lo->y > cloud_settings_.max_gap * cloud_spacing(0.5 * (hi->y + lo->y))) return {0.0, 0.0};
+  std::array<double, 2> alphas{}, bounds{};
+  cloud_node(*lo, alphas[0], bounds[0]);
+  cloud_node(*hi, alphas[1], bounds[1]);
+  // alpha(y) is computed to a few ulps: the nodes' orders are claimed 1e-14 inside the
+  // bracket (margin above), so they stay on their sides of the order.
+  if (!(alphas[0] < order && order <= alphas[1])) return {0.0, 0.0};
+  // The chord's arithmetic: a few operations on positive terms.
+  const double value = up(rdp_upper_interpolation(alphas, bounds, order));
+  if (!std::isfinite(value)) return {0.0, 0.0};
+  return {value, alphas[1]};
+}
+
 std::vector<CertifiedValue> Certifier::certify(std::int64_t steps, std::span<const double> orders,
                                                const OptimalGammaLookup& optimal) const {
   std::vector<CertifiedValue> out;
   out.reserve(orders.size());
   Scratch scratch;
+  // Early records take their own paths: short walks, and the chords of the cloud are loosest
+  // there (kinks of tabulated data are not yet damped). Later ones use the cloud when it pays.
+  bool cloud = !orders.empty() && cloud_pays(orders);
+  if (cloud) {
+    advance_cloud(steps, orders, optimal);
+    const double paths_until = cloud_settings_.path_steps >= 0
+                                   ? static_cast<double>(cloud_settings_.path_steps)
+                                   : 4.0 * static_cast<double>(cloud_.size()) / static_cast<double>(orders.size());
+    if (steps == 0 || static_cast<double>(steps) <= paths_until) cloud = false;
+  }
+  if (std::getenv("RDPDYN_CERT_DEBUG") && steps % 100 == 0)
+    std::fprintf(stderr, "certify %lld: cloud %d size %zu, cloud values %lld, path values %lld\n",
+                 static_cast<long long>(steps), cloud ? 1 : 0, cloud_.size(), static_cast<long long>(cloud_values_),
+                 static_cast<long long>(path_values_));
   for (double order : orders) {
-    if (method_ == CertificationMethod::Composed) {
+    if (method_ != CertificationMethod::Shooting) {
+      if (cloud) {
+        const CertifiedValue v = from_cloud(order);
+        if (v.landing_order > 0.0) {
+          ++cloud_values_;
+          out.push_back(v);
+          continue;
+        }
+      }
       const CertifiedValue v = shoot_composed(steps, order, optimal, scratch);
       if (v.landing_order > 0.0) {
+        ++path_values_;
         out.push_back(v);
         continue;
       }

@@ -50,15 +50,36 @@ struct CertifiedValue {
 };
 
 enum class CertificationMethod {
-  Composed,  ///< closed-form flows where they exist, shooting elsewhere (default)
+  Composed,  ///< closed-form flows; on curved runs paths or the cloud, whichever costs less (default)
+  Paths,     ///< closed-form flows; one path back to t = 0 per value (no cloud)
+  Cloud,     ///< closed-form flows; the cloud of paths on curved runs whatever the cost
   Shooting,  ///< Odeint shooting back to t = 0 for every value (the reference)
+};
+
+/// Settings of the cloud of paths (docs/finite-difference.md §5, "Cloud").
+struct CloudSettings {
+  /// Spacing of the paths at t = 0 where alpha - 1 >= 1, in y = ln(alpha - 1); below, spacing / sqrt(alpha - 1)
+  /// (up to 1/2): the chord of (alpha - 1) R is tighter there.
+  double spacing = 1.0 / 64.0;
+  double y_min = -10.0;      ///< the lowest path at t = 0
+  /// A value is taken from the cloud only when its two neighbouring paths are at most this many
+  /// spacings apart; otherwise (and below or above the cloud) it gets its own path.
+  double max_gap = 2.0;
+  std::int64_t expected_records = 0;  ///< records of the run (0: unknown): chooses paths or cloud
+  /// Records after at most this many steps take their own paths (short walks; kinks of tabulated
+  /// data not yet damped); -1: while a record's paths cost at most 4 cloud steps.
+  std::int64_t path_steps = -1;
 };
 
 class Certifier {
  public:
   /// Keeps pointers into `program`, which must outlive the Certifier.
   Certifier(const PrivacyProgram& program, const InitialCurve& initial, IntegrationTolerance tol,
-            CertificationMethod method = CertificationMethod::Composed);
+            CertificationMethod method = CertificationMethod::Composed, CloudSettings cloud = {});
+
+  /// Values taken from the cloud and values that needed their own path so far (for tests).
+  std::int64_t cloud_values() const { return cloud_values_; }
+  std::int64_t path_values() const { return path_values_; }
 
   /// Certified bounds after `steps` completed steps (including that step's after-events).
   std::vector<CertifiedValue> certify(std::int64_t steps, std::span<const double> orders,
@@ -131,13 +152,38 @@ class Certifier {
   /// The pieces of a completed optimal-gamma step (cached: its snapshots no longer change).
   const std::vector<Piece>& pieces_of(std::int64_t step, const OptimalGammaLookup& optimal) const;
 
+  /// A path of the cloud: lands within y +- y_error with w <= w (upper bound).
+  struct CloudPath {
+    double y, y_error, w;
+  };
+  /// Moves the cloud forward to `steps` completed steps.
+  void advance_cloud(std::int64_t steps, std::span<const double> orders, const OptimalGammaLookup& optimal) const;
+  std::vector<double> cloud_seeds(double y_top) const;
+  double cloud_spacing(double y) const;
+  /// Orders the paths, drops those far above the orders, adds paths below the lowest and
+  /// between paths the flow has spread apart.
+  void reshape_cloud(double y_top) const;
+  CloudPath cloud_start(double y, double rdp_bound) const;
+  /// The certified point of a path: R(alpha_claimed) <= bound.
+  void cloud_node(const CloudPath& p, double& alpha_claimed, double& bound) const;
+  double cloud_top(std::span<const double> orders) const;
+  /// The chord between the cloud's neighbours of `order`; landing_order = 0 when they are too far apart.
+  CertifiedValue from_cloud(double order) const;
+  bool cloud_pays(std::span<const double> orders) const;
+
   const InitialCurve& initial_;
   IntegrationTolerance tol_;
   CertificationMethod method_;
+  CloudSettings cloud_settings_;
+  bool any_piecewise_ = false, any_shooting_ = false;
+  mutable std::vector<CloudPath> cloud_;
+  mutable std::int64_t cloud_step_ = -1;  ///< steps the cloud has made (-1: not seeded)
+  mutable std::int64_t cloud_values_ = 0, path_values_ = 0;
   std::vector<Frame> frames_;
   /// Straight frames: the composition of the frames from the start of their stretch through them
   /// (jumps included), and where the stretch starts.
   std::vector<BoundedFlow> prefix_;
+  std::vector<BoundedFlow> step_flows_;  ///< straight frames: the step's own flow, jumps included
   std::vector<std::int64_t> stretch_start_;
   mutable std::vector<std::vector<Piece>> piece_cache_;
 };

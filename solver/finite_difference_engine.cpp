@@ -356,7 +356,12 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
   // once) counts as certification.
   const Certifier certifier = [&] {
     const LogScope scope(LogEvents::get().certify);
-    return Certifier(program, initial, options.tolerance, options.certification);
+    CloudSettings cloud;
+    cloud.y_min = std::min(cloud.y_min, c.y_min - 1.0);
+    cloud.path_steps = options.cloud_path_steps;
+    for (std::int64_t k = 0; k <= program.step_count(); ++k)
+      cloud.expected_records += options.record.records(k, program.step_count()) ? 1 : 0;
+    return Certifier(program, initial, options.tolerance, options.certification, cloud);
   }();
   const std::int64_t total = program.step_count();
   FiniteDifferenceSummary summary;

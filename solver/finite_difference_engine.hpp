@@ -30,6 +30,8 @@ struct FiniteDifferenceOptions {
   StepProgress progress;  ///< called after every step, on rank 0
   /// Shooting: the Odeint reference for every value (tests and benchmarks compare against it).
   CertificationMethod certification = CertificationMethod::Composed;
+  /// CloudSettings::path_steps (tests: 0 takes every value after step 0 from the cloud).
+  std::int64_t cloud_path_steps = -1;
 };
 
 /// One record of the finite-difference solve (called on rank 0 only).
