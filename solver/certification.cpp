@@ -6,8 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <cstdio>
-#include <cstdlib>
 
 #include "dynamics/pdi.hpp"
 #include "dynamics/rdp_interpolation.hpp"
@@ -470,9 +468,8 @@ void Certifier::reshape_cloud(double y_top) const {
     std::vector<CloudPath> below;
     double alpha = 0.0, bound = 0.0;
     cloud_node(cloud_.front(), alpha, bound);
-    for (double y = cloud_.front().y - cloud_spacing(cloud_.front().y) - 2e-14 * (1.0 + std::abs(cloud_.front().y));
-         y >= cloud_settings_.y_min; y -= cloud_spacing(y))
-      below.push_back(cloud_start(y, bound));
+    for (double y = cloud_.front().y - cloud_spacing(cloud_.front().y); y >= cloud_settings_.y_min; y -= cloud_spacing(y))
+      if (order_of(y) * (1.0 + 4.0 * kEps) <= alpha) below.push_back(cloud_start(y, bound));
     out.assign(below.rbegin(), below.rend());
   }
   for (std::size_t i = 0; i < cloud_.size(); ++i) {
@@ -518,9 +515,6 @@ CertifiedValue Certifier::from_cloud(double order) const {
       if (hi == nullptr || p.y < hi->y) hi = &p;
     }
   }
-  if (std::getenv("RDPDYN_CERT_DEBUG2"))
-    std::fprintf(stderr, "order %g y %g lo %g hi %g first %g last %g\n", order, y_target, lo ? lo->y : NAN,
-                 hi ? hi->y : NAN, cloud_.front().y, cloud_.back().y);
   if (lo == nullptr || hi == nullptr) return {0.0, 0.0};
   if (hi->y - lo->y > cloud_settings_.max_gap * cloud_spacing(0.5 * (hi->y + lo->y))) return {0.0, 0.0};
   std::array<double, 2> alphas{}, bounds{};
@@ -550,10 +544,6 @@ std::vector<CertifiedValue> Certifier::certify(std::int64_t steps, std::span<con
                                    : 4.0 * static_cast<double>(cloud_.size()) / static_cast<double>(orders.size());
     if (steps == 0 || static_cast<double>(steps) <= paths_until) cloud = false;
   }
-  if (std::getenv("RDPDYN_CERT_DEBUG") && steps % 100 == 0)
-    std::fprintf(stderr, "certify %lld: cloud %d size %zu, cloud values %lld, path values %lld\n",
-                 static_cast<long long>(steps), cloud ? 1 : 0, cloud_.size(), static_cast<long long>(cloud_values_),
-                 static_cast<long long>(path_values_));
   for (double order : orders) {
     if (method_ != CertificationMethod::Shooting) {
       if (cloud) {
