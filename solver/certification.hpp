@@ -20,7 +20,11 @@
 //    is constant on each piece between gamma snapshots (its value at the piece's midpoint on the
 //    path): any gamma along a path certifies (docs/finite-difference.md §4), and each piece then has
 //    the closed-form flow of fixed_gamma_piece. The landing is exact up to rounding, so one path per
-//    order suffices.
+//    order suffices;
+//  - when such paths would cost more (many records on a long curved run: O(steps) per value), a
+//    cloud of paths is carried forwards once per step from t = 0, refined where the flow spreads it
+//    (new paths valued by chords, valid initial data from then on) and read by chords between
+//    neighbours: O(cloud size) per step, up to ~2e-4 looser.
 // Every closed form is rounded outward. Values that need a gamma field or an order-dependent LSI
 // schedule fall back to the shooting.
 #include <cstdint>
