@@ -440,3 +440,23 @@ TEST_CASE("Looseness of the cloud on examples/fd_optimal_nonlinear.toml (600 ste
     CHECK(s.above < 1e-3);
   }
 }
+
+TEST_CASE("Composed certification with an LSI schedule in t: Odeint's transport error carried through the composition", "[fd][certification]") {
+  // c(s, t) = 1250 / (1 + 10 t): straight steps whose flows come from Odeint with an a-posteriori
+  // error (IntervalFlow::transport_error), composed over the run.
+  std::string text = kStronglyConvex;
+  text.replace(text.find("kind = \"recursion\""), 18, "kind = \"function\"\nc = \"1250 / (1 + 10 * t)\" #");
+  text.replace(text.find("lambda = 1"), 10, "");
+  text.replace(text.find("beta = 4"), 8, "");
+  text.replace(text.find("c0 = 1250"), 9, "");
+  text += "[initial]\nkind = \"power\"\nscale = 0.01\nexponent = 2\n[grid]\nalpha_min = 1.0001\nalpha_max = 200\ncells = 128\n";
+  const RunConfig cfg = parse_config_text(text, "t", {"algorithm.steps=40", "output.record_every=8"});
+  REQUIRE_FALSE(cfg.spec.lsi.function.depends_on_alpha);
+  const FdRun composed = solve_fd(cfg), shooting = solve_fd(cfg, CertificationMethod::Shooting);
+  const Solution exact = solve_exact(cfg);
+  for (std::size_t r = 0; r < composed.steps.size(); ++r)
+    for (std::size_t j = 0; j < cfg.spec.orders.size(); ++j) {
+      CHECK(composed.certified[r][j] >= exact.row(r)[j] * (1 - 1e-9));
+      CHECK(composed.certified[r][j] == Approx(shooting.certified[r][j]).epsilon(1e-8));
+    }
+}
