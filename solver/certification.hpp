@@ -24,7 +24,7 @@
 //  - when such paths would cost more (many records on a long curved run: O(steps) per value), a
 //    cloud of paths is carried forwards once per step from t = 0, refined where the flow spreads it
 //    (new paths valued by chords, valid initial data from then on) and read by chords between
-//    neighbours: O(cloud size) per step, up to ~2e-4 looser.
+//    neighbours: O(cloud size) per step, ~1e-4 looser on the examples.
 // Every closed form is rounded outward. Values that need a gamma field or an order-dependent LSI
 // schedule fall back to the shooting.
 #include <cstdint>
@@ -64,7 +64,7 @@ enum class CertificationMethod {
 struct CloudSettings {
   /// Spacing of the paths at t = 0 where alpha - 1 >= 1, in y = ln(alpha - 1); below, spacing / sqrt(alpha - 1)
   /// (up to 1/2): the chord of (alpha - 1) R is tighter there.
-  double spacing = 1.0 / 64.0;
+  double spacing = 1.0 / 96.0;
   double y_min = -10.0;      ///< the lowest path at t = 0
   /// A value is taken from the cloud only when its two neighbouring paths are at most this many
   /// spacings apart; otherwise (and below or above the cloud) it gets its own path.
@@ -129,6 +129,10 @@ class Certifier {
   Landing land(std::int64_t steps, double aim, const OptimalGammaLookup& optimal) const;
   CertifiedValue shoot(std::int64_t steps, double order, const OptimalGammaLookup& optimal) const;
 
+  /// A path of the cloud: lands within y +- y_error with w <= w (upper bound).
+  struct CloudPath {
+    double y, y_error, w;
+  };
   /// One part of a composed path, in backward order: a straight stretch (its composed flow) or an
   /// optimal-gamma step with the gammas chosen for its pieces.
   struct Segment {
@@ -156,10 +160,6 @@ class Certifier {
   /// The pieces of a completed optimal-gamma step (cached: its snapshots no longer change).
   const std::vector<Piece>& pieces_of(std::int64_t step, const OptimalGammaLookup& optimal) const;
 
-  /// A path of the cloud: lands within y +- y_error with w <= w (upper bound).
-  struct CloudPath {
-    double y, y_error, w;
-  };
   /// Moves the cloud forward to `steps` completed steps.
   void advance_cloud(std::int64_t steps, std::span<const double> orders, const OptimalGammaLookup& optimal) const;
   std::vector<double> cloud_seeds(double y_top) const;
