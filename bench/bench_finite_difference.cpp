@@ -4,6 +4,10 @@
 // BM_Petsc runs the engine (DMDA + TS, certification off); BM_HandLoop runs the same kernel,
 // the same coefficients and the same SSP-RK(4,3) method in a plain loop over std::vector: their
 // ratio is the PETSc overhead.
+// BM_Certify runs examples/fd_optimal_nonlinear.toml's program (optimal gamma, tabulated data)
+// with 400 steps, recording every step, certification on, for each certification method; the
+// counter "certify_share" is not measured here (run `rdpdyn solve ... -- -log_view`: FDCertify
+// against TSStep); the times compare the methods end to end.
 #include <benchmark/benchmark.h>
 #include <petscsys.h>
 
@@ -102,6 +106,33 @@ void BM_HandLoop(benchmark::State& state) {
                                                       benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_HandLoop)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_Certify(benchmark::State& state) {
+  // examples/fd_optimal_nonlinear.toml with `steps` steps, every one recorded.
+  const auto method = static_cast<CertificationMethod>(state.range(0));
+  const std::int64_t steps = state.range(1);
+  RunSpec spec;
+  spec.algorithm.phases = {Phase::of(steps, 0.05, 0.1)};
+  spec.algorithm.n = 1000;
+  spec.algorithm.sensitivity = 2.0;
+  spec.lsi = LsiSpec::recursion(1.0, 4.0, 50.0);
+  spec.gamma = GammaChoice::optimal();
+  spec.initial = TableCurve{{1.0001, 1.5, 2, 3, 4, 8, 16, 32, 64, 256},
+                            {0.0021, 0.0021, 0.0028, 0.0043, 0.0058, 0.0125, 0.0301, 0.0922, 0.441, 4.0}};
+  for (int i = 0; i < 16; ++i) spec.orders.push_back(1.5 * std::pow(64.0 / 1.5, i / 15.0));
+  const PrivacyProgram program = build_program(spec);
+  FiniteDifferenceOptions options;
+  options.grid.cells = 1024;
+  options.grid.alpha_min = 1.0001;
+  options.grid.alpha_max = 256.0;
+  options.record.every = 1;
+  options.certification = method;
+  for (auto _ : state)
+    solve_by_finite_differences(PETSC_COMM_WORLD, program, spec.initial, spec.orders, options, [](auto...) {});
+}
+// Methods: 0 Composed (the default), 1 Paths, 2 Cloud, 3 Shooting (the Odeint reference: fewer steps).
+BENCHMARK(BM_Certify)->Args({0, 400})->Args({1, 400})->Args({2, 400})->Args({3, 100})->Args({0, 100})
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "solver/step_progress.hpp"
 #include "dynamics/initial_curve.hpp"
 #include "dynamics/privacy_program.hpp"
+#include "solver/certification.hpp"
 #include "solver/finite_difference_grid.hpp"
 #include "solver/interval_flow.hpp"
 #include "dynamics/solution.hpp"
@@ -27,6 +28,10 @@ struct FiniteDifferenceOptions {
   /// Off only for benchmarks of the scheme alone: the rows then carry NaN as certified values.
   bool certify = true;
   StepProgress progress;  ///< called after every step, on rank 0
+  /// Shooting: the Odeint reference for every value (tests and benchmarks compare against it).
+  CertificationMethod certification = CertificationMethod::Composed;
+  /// CloudSettings::path_steps (tests: 0 takes every value after step 0 from the cloud).
+  std::int64_t cloud_path_steps = -1;
 };
 
 /// One record of the finite-difference solve (called on rank 0 only).

@@ -54,29 +54,29 @@ std::pair<std::array<double, 2>, std::array<double, 2>> integrate_twice(
 
 // ---- fixed gamma -------------------------------------------------------------------------------
 
-IntervalFlow constant_fixed(const ConstantLsi& lsi, const DiffusionInterval& iv, double gamma) {
+IntervalFlow constant_fixed(const ConstantLsi& lsi, const DiffusionInterval& iv, double gamma, double tau) {
   // a1, a2 constant: A = a1 tau, psi = a2 (1 - e^{-a1 tau}) / a1 (C21 Thm 2 proof, eq. (13)).
   const double a1 = pdi::transport_speed(gamma, iv.sigma, lsi.c);
   const double a2 = pdi::source_rate(gamma, iv.sigma, iv.sensitivity);
-  const double A = a1 * iv.duration;
-  return {A, a2 * iv.duration * one_minus_exp_over_x(A)};
+  const double A = a1 * tau;
+  return {A, a2 * tau * one_minus_exp_over_x(A)};
 }
 
-IntervalFlow gaussian_convolution_fixed(const DiffusionInterval& iv, double gamma, double A0) {
+IntervalFlow gaussian_convolution_fixed(const DiffusionInterval& iv, double gamma, double A0, double tau) {
   // c(s) = 1/V(s), V(s) = A0 + 2 sigma^2 s (C21 Lemmas 8, 9; docs/math.md section 2.5):
   //   int_0^tau a1 = kappa ln(V(tau)/A0),  kappa = 1 - gamma,
   //   psi = a2 int_0^tau (V(s)/V(tau))^kappa ds = a2 V(tau) (1 - (A0/V(tau))^{kappa+1}) / ((kappa+1) 2 sigma^2).
   const double kappa = 1.0 - gamma;
   const double two_s2 = 2.0 * iv.sigma * iv.sigma;
   const double a2 = pdi::source_rate(gamma, iv.sigma, iv.sensitivity);
-  const double V = A0 + two_s2 * iv.duration;
+  const double V = A0 + two_s2 * tau;
   if (A0 <= 0.0) {  // point-mass start: V(0) = 0, ln V(tau)/V(0) = +infinity.
-    return {kappa > 0.0 ? kInf : 0.0, a2 * iv.duration / (kappa + 1.0)};
+    return {kappa > 0.0 ? kInf : 0.0, a2 * tau / (kappa + 1.0)};
   }
   // 1/c = +infinity (c = 0, e.g. an expansive gradient map whose L^2k overflowed): a1 = 0 throughout,
   // the limit A0 -> infinity of the formulas below (which would give inf * 0).
-  if (std::isinf(A0)) return {0.0, a2 * iv.duration};
-  const double log_ratio = std::log1p(two_s2 * iv.duration / A0);  // ln(V(tau)/A0)
+  if (std::isinf(A0)) return {0.0, a2 * tau};
+  const double log_ratio = std::log1p(two_s2 * tau / A0);  // ln(V(tau)/A0)
   const double one_minus_pow = -std::expm1(-(kappa + 1.0) * log_ratio);
   return {kappa * log_ratio, a2 * V * one_minus_pow / ((kappa + 1.0) * two_s2)};
 }
@@ -94,7 +94,8 @@ IntervalFlow function_fixed(const FunctionLsi& lsi, const DiffusionInterval& iv,
   // Conservative bias: a smaller transport and a larger source can only raise the bound.
   const double err_A = tol.safety_factor * std::abs(fine[0] - coarse[0]) + 4e-16 * fine[0];
   const double err_psi = tol.safety_factor * std::abs(fine[1] - coarse[1]) + 4e-16 * fine[1];
-  return {std::max(0.0, fine[0] - err_A), fine[1] + err_psi};
+  // The true transport lies within fine +- err_A, so within [returned, returned + 2 err_A].
+  return {std::max(0.0, fine[0] - err_A), fine[1] + err_psi, 2.0 * err_A};
 }
 
 // ---- optimal gamma -----------------------------------------------------------------------------
@@ -152,13 +153,29 @@ IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
                               const IntegrationTolerance& tol) {
   return std::visit(
       Overloaded{
-          [&](const ConstantLsi& c) { return constant_fixed(c, interval, gamma); },
+          [&](const ConstantLsi& c) { return constant_fixed(c, interval, gamma, interval.duration); },
           [&](const GaussianConvolutionLsi&) {
-            return gaussian_convolution_fixed(interval, gamma, start_inverse_lsi);
+            return gaussian_convolution_fixed(interval, gamma, start_inverse_lsi, interval.duration);
           },
           [&](const FunctionLsi& f) { return function_fixed(f, interval, gamma, start_time, tol); },
       },
       interval.lsi);
+}
+
+bool has_closed_form_pieces(const DiffusionInterval& interval) {
+  return !std::holds_alternative<FunctionLsi>(interval.lsi);
+}
+
+IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, double start_inverse_lsi,
+                               double s_begin, double s_end) {
+  const double tau = s_end - s_begin;
+  if (const auto* c = std::get_if<ConstantLsi>(&interval.lsi)) return constant_fixed(*c, interval, gamma, tau);
+  if (std::holds_alternative<GaussianConvolutionLsi>(interval.lsi)) {
+    // 1/c at s_begin: A0 + 2 sigma^2 s_begin (C21 Lemma 9); the family restarts there.
+    const double A0 = start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * s_begin;
+    return gaussian_convolution_fixed(interval, gamma, A0, tau);
+  }
+  throw std::logic_error("fixed_gamma_piece: no closed form for a function LSI schedule");
 }
 
 double optimal_gamma_flow(const DiffusionInterval& interval, double w_start,

@@ -25,6 +25,9 @@ struct IntegrationTolerance {
 struct IntervalFlow {
   double transport = 0.0;
   double source = 0.0;
+  /// The true transport lies within transport +- transport_error: 0 from the closed forms (their
+  /// few ulps are left to the caller), the a-posteriori estimate for FunctionLsi.
+  double transport_error = 0.0;
 };
 
 /// Flow for a fixed gamma in (0, 1]. start_inverse_lsi is 1/c at the start of the interval (used
@@ -33,6 +36,17 @@ struct IntervalFlow {
 IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
                               double start_inverse_lsi, double start_time,
                               const IntegrationTolerance& tol);
+
+/// True when fixed_gamma_piece has a closed form for the interval (constant or Gaussian-convolution
+/// LSI): the flow over any sub-interval then costs a few elementary functions.
+bool has_closed_form_pieces(const DiffusionInterval& interval);
+
+/// Flow for a fixed gamma over the sub-interval [s_begin, s_end] of `interval` (interval-local
+/// times; start_inverse_lsi is 1/c at s = 0). Closed forms only (see has_closed_form_pieces);
+/// throws std::logic_error for a FunctionLsi. Used by the certification to follow curved
+/// characteristics with a gamma that is constant on each piece (docs/finite-difference.md §5).
+IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, double start_inverse_lsi,
+                               double s_begin, double s_end);
 
 /// The scalar flow of w for data linear in alpha with gamma(t) chosen pointwise as the minimiser
 /// of the right-hand side (docs/math.md section 3.4): dw/dt = P if Q w <= P else

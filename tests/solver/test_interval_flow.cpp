@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "dynamics/pdi.hpp"
+#include "solver/flow_composition.hpp"
 #include "solver/interval_flow.hpp"
 
 using namespace rdpdyn;
@@ -147,4 +148,57 @@ TEST_CASE("A schedule that leaves its domain is refused with its value", "[flow]
 TEST_CASE("End-of-interval LSI: Gaussian convolution adds 2 tau sigma^2 to 1/c (C21 Lemma 9)", "[flow]") {
   CHECK(end_inverse_lsi(interval(GaussianConvolutionLsi{}), 0.5, 0.0) == Approx(0.5 + 2 * 0.05 * 0.09));
   CHECK(end_inverse_lsi(interval(ConstantLsi{4.0}), 123.0, 0.0) == 0.25);
+}
+
+TEST_CASE("Pieces of a Gaussian-convolution interval compose to the whole interval", "[flow][composition]") {
+  // The flow over [0, tau] equals the composition of the flows over [0, s] and [s, tau] (the family
+  // restarts at s with 1/c = A0 + 2 sigma^2 s, C21 Lemma 9); the composed bounds contain it.
+  const DiffusionInterval iv = interval(GaussianConvolutionLsi{});
+  const double A0 = 0.02, gamma = 0.3;
+  const IntervalFlow whole = fixed_gamma_flow(iv, gamma, A0, 0.0, {});
+  BoundedFlow composed;
+  const double cuts[] = {0.0, 0.013, 0.02, 0.041, iv.duration};
+  for (int i = 0; i < 4; ++i) {
+    const IntervalFlow p = fixed_gamma_piece(iv, gamma, A0, cuts[i], cuts[i + 1]);
+    composed = compose(composed, bounded(p.transport, p.source, p.transport_error));
+  }
+  CHECK(composed.transport == Approx(whole.transport).epsilon(1e-14));
+  CHECK(std::abs(composed.transport - whole.transport) <= composed.transport_error);
+  CHECK(composed.source >= whole.source);
+  CHECK(composed.source == Approx(whole.source).epsilon(1e-13));
+  // Applying it: e^{-A} w + psi, above the exact value.
+  CHECK(apply(composed, 0.7) >= std::exp(-whole.transport) * 0.7 + whole.source);
+}
+
+TEST_CASE("Composed flows of many steps stay above the exact long-double composition", "[flow][composition]") {
+  // 5000 constant-LSI steps, each (A, psi) composed with outward rounding, against the same
+  // recursion in long double (64-bit mantissa: 2^11 times finer than double).
+  const DiffusionInterval iv = interval(ConstantLsi{3.0});
+  const IntervalFlow one = fixed_gamma_flow(iv, 0.4, 0.0, 0.0, {});
+  BoundedFlow composed = jump(0.0);
+  long double A = 0, psi = 0;
+  const long double a1 = (1.0L - 0.4L) * 2.0L * 0.3L * 0.3L * 3.0L;
+  const long double a2 = 0.7L * 0.7L / (4.0L * 0.3L * 0.3L) / 0.4L;
+  const long double A1 = a1 * 0.05L, psi1 = a2 * (1.0L - std::exp(-A1)) / a1;
+  for (int k = 0; k < 5000; ++k) {
+    composed = compose(composed, bounded(one.transport, one.source));
+    if (k == 2500) composed = compose(composed, jump(0.01));
+    A += A1;
+    psi = std::exp(-A1) * psi + psi1 + (k == 2500 ? 0.01L : 0.0L);
+  }
+  CHECK(static_cast<long double>(composed.source) >= psi);
+  CHECK(static_cast<long double>(composed.source) <= psi * (1 + 1e-11L));
+  CHECK(std::abs(static_cast<long double>(composed.transport) - A) <= composed.transport_error);
+  CHECK(composed.transport_error < 1e-10 * composed.transport);
+}
+
+TEST_CASE("An erased flow forgets the start and keeps the transport since the erasure", "[flow][composition]") {
+  const BoundedFlow before = bounded(0.3, 0.2);
+  const BoundedFlow erase = bounded(std::numeric_limits<double>::infinity(), 0.5);
+  const BoundedFlow after = bounded(0.1, 0.05);
+  const BoundedFlow all = compose(compose(before, erase), after);
+  CHECK(all.erased);
+  CHECK(all.transport == Approx(0.1));
+  CHECK(apply(all, 1e6) == apply(all, 0.0));
+  CHECK(apply(all, 0.0) >= std::exp(-0.1) * 0.5 + 0.05);
 }
