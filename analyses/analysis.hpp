@@ -21,9 +21,12 @@ enum class AnalysisStatus {
   Published,  ///< a paper's result reproduced as printed (with the typo fixes of docs/analyses.md)
   Derived,    ///< this project's own result or improvement, derived step by step in docs/
   Disputed,   ///< published, with a known or suspected gap in its proof (the note says where)
+  /// the exact privacy of the run, computed from its two known laws (quadratic losses: Gaussians):
+  /// a valid bound and the floor of every valid one
+  Exact,
 };
 
-/// "published", "derived", "disputed".
+/// "published", "derived", "disputed", "exact".
 const char* status_name(AnalysisStatus status);
 /// One sentence for people reading a table.
 const char* status_meaning(AnalysisStatus status);
@@ -41,6 +44,11 @@ struct AnalysisResult {
   /// alpha; the `pdi` entry on the characteristics engine): R is then known at any order
   /// (models/configured_solve.hpp, linear_rdp_at) although the analysis is not `any_order`.
   std::optional<double> slope;
+  /// Set by a Gaussian-DP analysis (an f-DP bound, Dong, Roth & Su 2022, arXiv:1905.02383): the run
+  /// is mu-GDP. R is then alpha mu^2 / 2 at every order (slope = mu^2 / 2; accounting/gaussian_dp.hpp)
+  /// and epsilon is the exact GDP profile inverted (gdp_epsilon), not an RDP conversion. Rounded
+  /// outward like R.
+  std::optional<double> mu;
   /// When the status differs for this run from the analysis' own (e.g. a disputed bound whose
   /// doubtful step is not used by the run), the status that holds here and why.
   std::optional<AnalysisStatus> status_here;

@@ -4,7 +4,11 @@
 #include "analyses/altschuler_talwar_2022.hpp"
 #include "analyses/analysis.hpp"
 #include "analyses/chourasia_2021.hpp"
+#include "analyses/bok_su_altschuler_2024.hpp"
 #include "analyses/composition.hpp"
+#include "analyses/dong_roth_su_2022.hpp"
+#include "analyses/quadratic_exact_profile.hpp"
+#include "accounting/gaussian_dp.hpp"
 #include "analyses/pdi.hpp"
 #include "analyses/ye_shokri_2022/derived_entries.hpp"
 #include "analyses/ye_shokri_2022/published_entries.hpp"
@@ -82,9 +86,44 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> acc
   };
 }
 
+/// Outward rounding of a Gaussian-DP result: mu raised like a closed form of run.steps steps, R
+/// recomputed from the raised mu (alpha mu^2 / 2, two more roundings) and raised again.
+AnalysisResult rounded_gdp(AnalysisResult r, const TrainingRun& run, double margin) {
+  if (!r.applies || !r.mu) return r;
+  r.mu = outward::round_up(*r.mu, margin);
+  r.R.clear();
+  for (double a : run.orders) r.R.push_back(outward::round_up(gdp_rdp(*r.mu, a), outward::recursion_margin(0)));
+  return r;
+}
+
+/// Adapts a paper's Gaussian-DP analysis of a TrainingRun (paper setting first, as paper()).
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> gdp_paper(RunAnalysis f) {
+  return [f](const AnalysisInput& in, std::span<const double> orders) {
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    return rounded_gdp(f(run), run, outward::recursion_margin(run.steps));
+  };
+}
+
+/// Adapts a Gaussian-DP accountant or exact computation that reads the configured run itself.
+/// `margin_per_dimension`: the exact profile's eigenproblems lose about d u more (d the dimension).
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> gdp_spec(SpecAnalysis f,
+                                                                                      bool margin_per_dimension = false) {
+  return [f, margin_per_dimension](const AnalysisInput& in, std::span<const double> orders) {
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    double margin = outward::recursion_margin(run.steps);
+    if (margin_per_dimension && in.config.spec.quadratic)
+      margin *= 1.0 + static_cast<double>(in.config.spec.quadratic->hessian.size());
+    return rounded_gdp(f(in.config.spec, run), run, margin);
+  };
+}
+
 constexpr auto P = AnalysisStatus::Published;
 constexpr auto D = AnalysisStatus::Derived;
 constexpr auto X = AnalysisStatus::Disputed;
+constexpr auto E = AnalysisStatus::Exact;
 
 std::vector<Analysis> build_registry() {
   const std::string at_gap =
@@ -123,6 +162,16 @@ std::vector<Analysis> build_registry() {
        accountant(composition_gaussian)},
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "",
        true, accountant(composition_sgm)},
+      {"bok-su-altschuler-full-batch",
+       "Bok, Su & Altschuler 2024 (arXiv:2403.00278) Sec. 4, NoisyGD, strongly convex (shifted interpolation)", P, "",
+       true, gdp_paper(bok_su_altschuler_full_batch)},
+      {"gdp-composition", "Dong, Roth & Su 2022 (arXiv:1905.02383) Thm 2.7, Cor 3.3 (Gaussian-DP composition)", P, "",
+       true, gdp_spec(gdp_composition)},
+      {"exact",
+       "this tool: the exact trade-off G_mu of the two Gaussian last iterates (quadratic loss; Dong, Roth & Su 2022, "
+       "arXiv:1905.02383, Cor 2.13)",
+       E, "docs/analyses.md, \"exact\"; models/quadratic_exact.hpp", true,
+       gdp_spec(quadratic_exact_profile, /*margin_per_dimension=*/true), /*monotone_in_steps=*/false},
       {"pdi", "this tool: the PDI of C21 (arXiv:2102.05855) eq. (13) solved for the configured run", D,
        "docs/analyses.md, \"pdi\"; docs/math.md section 2", false, pdi_analysis, /*monotone_in_steps=*/false},
   };
@@ -135,6 +184,7 @@ const char* status_name(AnalysisStatus status) {
     case AnalysisStatus::Published: return "published";
     case AnalysisStatus::Derived: return "derived";
     case AnalysisStatus::Disputed: return "disputed";
+    case AnalysisStatus::Exact: return "exact";
   }
   return "unknown";
 }
@@ -144,6 +194,9 @@ const char* status_meaning(AnalysisStatus status) {
     case AnalysisStatus::Published: return "a paper's result, reproduced as printed";
     case AnalysisStatus::Derived: return "this project's own result, derived step by step in docs/analyses.md";
     case AnalysisStatus::Disputed: return "published with a known or suspected gap in its proof; never best unless included";
+    case AnalysisStatus::Exact:
+      return "the run's exact privacy from its two known last-iterate laws: no valid bound is below it; never best "
+             "(best is the tightest analysis)";
   }
   return "";
 }

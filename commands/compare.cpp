@@ -6,6 +6,7 @@
 
 #include "accounting/epsilon_delta.hpp"
 #include "accounting/epsilon_over_orders.hpp"
+#include "accounting/gaussian_dp.hpp"
 #include "models/configured_solve.hpp"
 #include "models/privacy_model.hpp"
 #include "models/quadratic_exact.hpp"
@@ -39,11 +40,20 @@ RdpAtOrders rdp_at_any_order(const Analysis& analysis, const AnalysisResult& res
 }  // namespace
 
 bool eligible_for_best(AnalysisStatus status, bool include_disputed) {
+  // The exact profile is the floor the analyses are measured against, not one of them.
+  if (status == AnalysisStatus::Exact) return false;
   return status != AnalysisStatus::Disputed || include_disputed;
 }
 
 void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const AnalysisInput& input,
                     std::span<const double> orders, double delta) {
+  if (e.result.mu) {
+    // A Gaussian-DP bound: its exact profile inverted, no order involved (accounting/gaussian_dp.hpp).
+    e.epsilon = e.epsilon_recorded_orders = gdp_epsilon(*e.result.mu, delta);
+    e.best_order = e.best_recorded_order = kNaN;
+    e.epsilon_orders = "gdp";
+    return;
+  }
   EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta);
   e.epsilon_recorded_orders = eo.epsilon;
   e.best_recorded_order = eo.order;
@@ -71,7 +81,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
     e.result = analysis.assess(input, spec.orders);
     e.result.name = analysis.name;
     if (e.result.citation.empty()) e.result.citation = analysis.citation;
-    if (!e.result.applies) e.result.R.clear(), e.result.slope.reset();
+    if (!e.result.applies) e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset();
     e.status = analysis.status_of(e.result);
     e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
     e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
@@ -94,6 +104,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
       best_key = key;
       c.best_name = e.result.name;
       c.best_status = e.status;
+      c.best_mu = e.result.mu;
       if (c.delta) c.best_epsilon = e.epsilon, c.best_order = e.best_order;
     }
   }

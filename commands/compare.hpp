@@ -28,7 +28,9 @@ struct ComparisonEntry {
   double epsilon_recorded_orders = 0.0;
   double best_recorded_order = 0.0;  ///< the configured order attaining it
   /// "continuous": minimised over alpha in [1 + 1e-3, 1e4] and the recorded orders (the analysis
-  /// is any_order, or R = alpha * slope); "recorded": over the recorded orders only; "" without delta.
+  /// is any_order, or R = alpha * slope); "recorded": over the recorded orders only; "gdp": a
+  /// Gaussian-DP entry (result.mu), epsilon its exact profile inverted (both epsilons, no order);
+  /// "" without delta.
   std::string epsilon_orders;
 };
 
@@ -38,6 +40,7 @@ struct Comparison {
   std::vector<ComparisonEntry> entries;  ///< every analysis, in the stable order of the registry
   bool include_disputed = false;         ///< [report] include_disputed: disputed entries may be best
   std::string best_name;                 ///< the eligible valid analysis with the smallest epsilon (or R at the largest order)
+  std::optional<double> best_mu;        ///< best_name's GDP parameter when it is a Gaussian-DP entry
   AnalysisStatus best_status = AnalysisStatus::Published;
   std::vector<double> best_R;            ///< pointwise minimum over the eligible valid analyses (recorded orders)
   double best_epsilon = 0.0;             ///< the smallest epsilon of the eligible entries: best_name's, at best_order
@@ -49,10 +52,13 @@ struct Comparison {
   ConstantProvenance constants;
 };
 
-/// Whether an entry may enter `best`: published and derived always, disputed only when included.
+/// Whether an entry may enter `best`: published and derived always, disputed only when included,
+/// exact never (it is the floor the analyses are measured against, reported beside `best`).
 bool eligible_for_best(AnalysisStatus status, bool include_disputed);
 
-/// epsilon of one valid entry at `delta`: the improved conversion (Balle et al. 2020,
+/// epsilon of one valid entry at `delta`. A Gaussian-DP entry (result.mu set): the exact mu-GDP
+/// profile inverted (Dong, Roth & Su 2022 Cor 2.13; accounting/gaussian_dp.hpp), rounded outward.
+/// Otherwise the improved conversion (Balle et al. 2020,
 /// arXiv:1905.09982, Thm 21) minimised over the recorded orders and, when R is known at any order
 /// (analysis.any_order, or result.slope), over alpha in [1 + 1e-3, 1e4] by
 /// accounting/epsilon_over_orders.hpp. Sets entry.epsilon, best_order and epsilon_orders.

@@ -61,7 +61,10 @@ std::string calibration_summary(const CalibrationOutcome& o) {
     s += ")";
   }
   return s + " meets epsilon = " + format_number(o.epsilon) + " <= " + format_number(o.target_epsilon) +
-         " at delta = " + format_number(o.target_delta) + " (order " + format_number(o.best_order) + ", analysis " +
+         " at delta = " + format_number(o.target_delta) +
+         // A Gaussian-DP analysis converts by its exact profile: no order.
+         (std::isnan(o.best_order) ? std::string(" (exact GDP conversion") : " (order " + format_number(o.best_order)) +
+         ", analysis " +
          o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
          std::to_string(o.evaluations) + " evaluations)" +
          (o.include_disputed ? "; disputed analyses were included ([report] include_disputed)" : "") + monotone_note(o);

@@ -54,6 +54,7 @@ std::string comparison_to_json(const Comparison& c) {
                              {"reason", e.result.reason},
                              {"citation", e.result.citation},
                              {"R", numbers(e.result.R)},
+                             {"mu", e.result.mu ? nlohmann::json(*e.result.mu) : nlohmann::json()},
                              {"epsilon", number_or_null(e.epsilon)},
                              {"best_order", number_or_null(e.best_order)},
                              {"epsilon_recorded_orders", number_or_null(e.epsilon_recorded_orders)},
@@ -62,10 +63,12 @@ std::string comparison_to_json(const Comparison& c) {
   j["include_disputed"] = c.include_disputed;
   j["statuses"] = {{"published", status_meaning(AnalysisStatus::Published)},
                    {"derived", status_meaning(AnalysisStatus::Derived)},
-                   {"disputed", status_meaning(AnalysisStatus::Disputed)}};
+                   {"disputed", status_meaning(AnalysisStatus::Disputed)},
+                   {"exact", status_meaning(AnalysisStatus::Exact)}};
   j["best"] = {{"name", c.best_name},
                {"status", c.best_name.empty() ? nlohmann::json() : nlohmann::json(status_name(c.best_status))},
                {"R", numbers(c.best_R)},
+               {"mu", c.best_mu ? nlohmann::json(*c.best_mu) : nlohmann::json()},
                {"epsilon", number_or_null(c.best_epsilon)},
                {"best_order", number_or_null(c.best_order)}};
   if (!c.exact_R.empty()) j["exact"] = {{"name", "quadratic-exact"}, {"R", numbers(c.exact_R)}};
@@ -77,16 +80,16 @@ std::string comparison_to_json(const Comparison& c) {
 std::string comparison_table(const Comparison& c) {
   std::ostringstream out;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-26s %-9s %-9s", "analysis", "status", "applies");
+  std::snprintf(buf, sizeof buf, "%-30s %-9s %-9s", "analysis", "status", "applies");
   out << buf;
   for (double a : c.orders) {
     std::snprintf(buf, sizeof buf, " %12s", ("R@" + format_number(a)).c_str());
     out << buf;
   }
-  out << (c.delta ? "      epsilon" : "") << "\n";
+  out << "           mu" << (c.delta ? "      epsilon" : "") << "\n";
   for (const auto& e : c.entries) {
     const bool best = e.result.applies && e.result.name == c.best_name;
-    std::snprintf(buf, sizeof buf, "%-26s %-9s %-9s", (e.result.name + (best ? " *" : "")).c_str(),
+    std::snprintf(buf, sizeof buf, "%-30s %-9s %-9s", (e.result.name + (best ? " *" : "")).c_str(),
                   status_name(e.status), e.result.applies ? "yes" : "no");
     out << buf;
     if (e.result.applies) {
@@ -94,6 +97,9 @@ std::string comparison_table(const Comparison& c) {
         std::snprintf(buf, sizeof buf, " %12.5g", r);
         out << buf;
       }
+      if (e.result.mu) std::snprintf(buf, sizeof buf, " %12.5g", *e.result.mu);
+      else std::snprintf(buf, sizeof buf, " %12s", "-");
+      out << buf;
       if (c.delta) {
         std::snprintf(buf, sizeof buf, " %12.5g", e.epsilon);
         out << buf;
@@ -110,7 +116,11 @@ std::string comparison_table(const Comparison& c) {
     std::snprintf(buf, sizeof buf, " %.5g", r);
     out << buf;
   }
-  if (c.delta) {
+  if (c.delta && c.best_mu) {
+    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s, mu = %.6g, exact GDP conversion)", c.best_epsilon,
+                  c.best_name.c_str(), *c.best_mu);
+    out << buf;
+  } else if (c.delta) {
     std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s at alpha = %.6g)", c.best_epsilon,
                   c.best_name.empty() ? "none" : c.best_name.c_str(), c.best_order);
     out << buf;
@@ -120,7 +130,10 @@ std::string comparison_table(const Comparison& c) {
     out << "WARNING: the tightest bound, " << c.best_name << ", is DISPUTED (a suspected gap in its proof; see below); "
            "without include_disputed it would not be best\n";
   out << "status: published = " << status_meaning(AnalysisStatus::Published) << "; derived = "
-      << status_meaning(AnalysisStatus::Derived) << "; disputed = " << status_meaning(AnalysisStatus::Disputed) << "\n";
+      << status_meaning(AnalysisStatus::Derived) << "; disputed = " << status_meaning(AnalysisStatus::Disputed)
+      << "; exact = " << status_meaning(AnalysisStatus::Exact) << "\n";
+  out << "mu: Gaussian-DP parameter of the f-DP entries (R = alpha mu^2/2; epsilon by the exact mu-GDP profile, "
+         "Dong, Roth & Su 2022 Cor 2.13)\n";
   for (const auto& e : c.entries)
     if (e.status == AnalysisStatus::Disputed && e.result.applies)
       out << "disputed " << e.result.name << ": " << e.status_note << "\n";
@@ -161,7 +174,9 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       string_attribute(file, "epsilon_conversion",
                        "improved conversion (Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020), rounded outward, "
                        "minimised over alpha in [1.001, 10000] and /orders where the bound is known at any order "
-                       "(attribute epsilon_orders = continuous), else over /orders (recorded)");
+                       "(attribute epsilon_orders = continuous), else over /orders (recorded); Gaussian-DP entries "
+                       "(attribute mu, epsilon_orders = gdp): the exact mu-GDP profile inverted (Dong, Roth & Su 2022 "
+                       "Cor 2.13), rounded outward");
       vector_dataset(file, "orders", c.orders);
       H5::Group analyses = file.createGroup("analyses");
       for (const auto& e : c.entries) {
@@ -172,6 +187,7 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
         string_attribute(d, "status_note", e.status_note);
         string_attribute(d, "citation", e.result.citation);
         number_attribute(d, "epsilon", e.epsilon);
+        number_attribute(d, "mu", e.result.mu ? *e.result.mu : kNaN);
         number_attribute(d, "epsilon_recorded_orders", e.epsilon_recorded_orders);
         number_attribute(d, "best_recorded_order", e.best_recorded_order);
         number_attribute(d, "best_order", e.best_order);
@@ -184,6 +200,7 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       number_attribute(d, "include_disputed", c.include_disputed ? 1.0 : 0.0);
       string_attribute(d, "description", c.include_disputed ? "pointwise minimum over the valid analyses, disputed ones included" : "pointwise minimum over the valid published and derived analyses");
       number_attribute(d, "epsilon", c.best_epsilon);
+      number_attribute(d, "mu", c.best_mu ? *c.best_mu : kNaN);
       number_attribute(d, "best_order", c.best_order);
     } catch (const H5::Exception& e) {
       throw std::runtime_error("HDF5 comparison '" + path.string() + "': " + e.getDetailMsg());
@@ -210,7 +227,7 @@ std::string analysis_registry_table() {
     out << buf;
     if (!a.status_note.empty()) out << std::string(39, ' ') << a.status_note << "\n";
   }
-  for (auto s : {AnalysisStatus::Published, AnalysisStatus::Derived, AnalysisStatus::Disputed})
+  for (auto s : {AnalysisStatus::Published, AnalysisStatus::Derived, AnalysisStatus::Disputed, AnalysisStatus::Exact})
     out << status_name(s) << ": " << status_meaning(s) << "\n";
   return out.str();
 }

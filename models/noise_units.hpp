@@ -43,6 +43,15 @@ inline double effective_noise_multiplier(double sigma_c21, double eta, double se
   return c21_step_noise_std(sigma_c21, eta) / step_sensitivity(sensitivity_g, eta, batch);
 }
 
+/// Gaussian-DP parameter of one step whose update the differing record moves by at most
+/// eta S_g / b: the shift over the noise std (Dong, Roth & Su 2022, arXiv:1905.02383, Thm 2.7, the
+/// Gaussian mechanism), mu_1 = (eta S_g / b) / (sqrt(2 eta) sigma) = sqrt(eta/2) S_g / (b sigma),
+/// i.e. 1 / effective_noise_multiplier. In A&T / Bok, Su & Altschuler units (noise eta sigma_AT,
+/// S_g = 2L) this is 2 L / (b sigma_AT) (docs/math.md section 1.4).
+inline double one_step_gdp_mu(double sigma_c21, double eta, double sensitivity_g, double batch) {
+  return std::sqrt(eta / 2.0) * sensitivity_g / (batch * sigma_c21);
+}
+
 /// DP-SGD noise multiplier m (noise std m C on the clipped gradient sum, clip norm C = S_g / 2)
 /// -> C21 sigma: sigma = sqrt(eta/2) m S_g / (2 b) (docs/math.md section 1.4; Ye & Shokri 2022 App. F.1
 /// [FIX] sqrt(n/2) -> sqrt(eta/2)). Under replace adjacency m = 2 z (z the effective multiplier):

@@ -822,6 +822,9 @@ Outcome run_checks(const std::set<Property>& properties) {
         check_monotone(Property::StepsC, run, "steps " + std::to_string(a) + " -> " + std::to_string(b), ea, eb, true, out);
       };
       compare_steps(K, ev, K + 1, evaluate(with_steps(run.config, K + 1)));
+      // Quadratic losses, steps 1 -> 2: where eta h > 1 the exact divergence itself drops (the mean
+      // gap (2 - eta h) Delta shrinks while the variance grows), which `exact` declares.
+      if (run.exact && K > 2) compare_steps(1, evaluate(with_steps(run.config, 1)), 2, evaluate(with_steps(run.config, 2)));
       const std::int64_t K2 = K + integer(rng, 2, K + 1);
       compare_steps(K, ev, K2, evaluate(with_steps(run.config, K2)));
       // Across an epoch boundary: the last step of an epoch and the one before it.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "accounting/epsilon_delta.hpp"
+#include "accounting/gaussian_dp.hpp"
 #include "commands/compare.hpp"
 #include "commands/solve.hpp"
 #include "models/configured_solve.hpp"
@@ -158,6 +159,14 @@ TEST_CASE("Squared loss: every valid analysis of compare is at or above the exac
         const double excess = relative_excess(e.result.R[j], thm3_exact_mp(p, kOrders[j], p.steps));
         REQUIRE(excess >= 0.0);
         if (e.result.name == "pdi") REQUIRE(excess < 1e-9);  // the tight one
+      }
+      if (e.result.mu) {
+        // A Gaussian-DP entry: epsilon at least the exact profile of the two Gaussian laws, whose GDP
+        // parameter is sqrt(2 R_alpha / alpha) of C21 Thm 3 (docs/analyses.md, "Gaussian-DP entries").
+        const double exact_mu = std::sqrt(2.0 * static_cast<double>(thm3_exact_mp(p, 2.0, p.steps)) / 2.0);
+        CHECK(*e.result.mu >= exact_mu * (1 - 1e-15));
+        CHECK(e.epsilon >= gdp_epsilon(exact_mu, 1e-5) * (1 - 1e-12));
+        continue;
       }
       // epsilon is a certificate: at least the exact conversion of the exact divergence there.
       const double exact_at_order =
