@@ -178,7 +178,16 @@ class Curve {
           throw SpecError("--analysis", "\"" + request_.analysis + "\"", "does not apply at " + where(x) + ": " + r.reason);
         continue;
       }
-      if (!eligible_for_best(a->status_of(r), config.spec.include_disputed)) continue;
+      if (!eligible_for_best(a->status_of(r), config.spec.include_disputed)) {
+        // A named analysis that `best` would not trust is refused by name, not skipped: an exact
+        // value computed in doubles is not an upper bound, a disputed one needs the user's opt-in.
+        if (request_.analysis != "best")
+          throw SpecError("--analysis", "\"" + request_.analysis + "\"",
+                          "has status " + std::string(status_name(a->status_of(r))) +
+                              ": calibrate uses only bounds that best may use (a disputed one with "
+                              "report.include_disputed = true; an exact value is not a certified bound)");
+        continue;
+      }
       applying.push_back(a);
       for (std::size_t j = 0; j < orders.size(); ++j) e.R[j] = std::min(e.R[j], r.R[j]);
       ComparisonEntry entry;

@@ -136,6 +136,8 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
     d["citation"] = e.result.citation;
     d["R"] = e.result.applies ? py::object(numpy(std::move(e.result.R))) : py::object(py::none());
     d["epsilon"] = number_or_none(e.epsilon);
+    // Gaussian-DP entries: their mu (epsilon is then the exact mu-GDP profile, no order).
+    d["mu"] = e.result.mu ? py::object(py::float_(*e.result.mu)) : py::object(py::none());
     d["best_order"] = number_or_none(e.best_order);
     d["epsilon_recorded_orders"] = number_or_none(e.epsilon_recorded_orders);
     d["best_recorded_order"] = number_or_none(e.best_recorded_order);
@@ -152,6 +154,7 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
   best["status"] = c.best_name.empty() ? py::object(py::none()) : py::object(py::str(status_name(c.best_status)));
   best["R"] = numpy(std::move(c.best_R));
   best["epsilon"] = number_or_none(c.best_epsilon);
+  best["mu"] = c.best_mu ? py::object(py::float_(*c.best_mu)) : py::object(py::none());
   best["best_order"] = number_or_none(c.best_order);
   out["best"] = best;
   out["exact_R"] = c.exact_R.empty() ? py::object(py::none()) : py::object(numpy(std::move(c.exact_R)));

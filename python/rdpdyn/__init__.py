@@ -74,7 +74,8 @@ class Solution:
 
 class AnalysisResult:
     """One analysis of `compare`: name, status, status_note, applies, reason, citation, R (None
-    when it does not apply), epsilon and best_order (None without a delta), epsilon_recorded_orders."""
+    when it does not apply), epsilon and best_order (None without a delta), epsilon_recorded_orders,
+    mu (the Gaussian-DP parameter of the f-DP entries, whose epsilon is their exact profile; else None)."""
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -87,7 +88,7 @@ class AnalysisResult:
 
 class Comparison:
     """`rdpdyn compare`: `analyses` (every registered analysis, AnalysisResult), `best` (the
-    tightest trusted one: name, status, R, epsilon, best_order), orders, delta; comparison["pdi"]."""
+    tightest trusted one: name, status, R, epsilon, best_order, mu), orders, delta; comparison["pdi"]."""
 
     def __init__(self, d):
         self.__dict__.update(d)

@@ -213,6 +213,14 @@ TEST_CASE("Bad requests are refused with key, value and rule", "[calibrate]") {
   check({1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor2"}, "--analysis", "\"chourasia-cor2\"",
         "does not apply at sigma = 0.02: needs the squared loss");
 
+  // An entry best would not trust is refused by name (it used to be skipped, then reported as
+  // "best": no analysis applies): the exact GDP profile of a squared-loss run is not a bound.
+  const RunConfig squared = load_config(std::string(RDPDYN_SOURCE_DIR) + "/examples/figure2_tight.toml");
+  const SpecError exact = error_of(squared, {1.0, kDelta, CalibrationTarget::Sigma, "exact"});
+  CHECK(exact.key() == "--analysis");
+  CHECK(exact.value() == "\"exact\"");
+  CHECK_THAT(exact.rule(), Catch::Contains("has status exact"));
+
   const RunConfig phases = config_of(figure1(0.02, 200, "[[algorithm.schedule]]\nsteps = 100\n[[algorithm.schedule]]\nsteps = 100\n"));
   const SpecError e = error_of(phases, {1.0, kDelta, CalibrationTarget::Steps});
   CHECK(e.key() == "algorithm.schedule");

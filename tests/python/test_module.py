@@ -174,7 +174,7 @@ def test_config_error_unknown_key_in_dict_and_missing_file():
 
 # ---- compare, calibrate, sweep -------------------------------------------------------------------
 
-@pytest.mark.parametrize("example", ["dpsgd_accounting.toml", "figure1_lambda1.toml"])
+@pytest.mark.parametrize("example", ["dpsgd_accounting.toml", "figure1_lambda1.toml", "figure2_tight.toml"])
 def test_compare_equals_cli(example):
     c = rdpdyn.compare(EXAMPLES / example)
     ref = cli_json("compare", EXAMPLES / example)
@@ -185,8 +185,9 @@ def test_compare_equals_cli(example):
             np.testing.assert_array_equal(a.R, as_array(r["R"]))
         else:
             assert a.R is None
-        assert a.epsilon == r["epsilon"] and a.best_order == r["best_order"]
+        assert a.epsilon == r["epsilon"] and a.best_order == r["best_order"] and a.mu == r["mu"]
     assert c.best["name"] == ref["best"]["name"] and c.best["epsilon"] == ref["best"]["epsilon"]
+    assert c.best["mu"] == ref["best"]["mu"]
     np.testing.assert_array_equal(c.best["R"], as_array(ref["best"]["R"]))
     assert c[c.best["name"]].applies
 

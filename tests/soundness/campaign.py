@@ -25,7 +25,7 @@ Checked, at every order:
     >= exact, a shortfall of at most CLOSED_FORM_ROUNDING (0) relative being counted and printed, not
     failed; of role lower-bound: <= exact;
   - rdpdyn's own exact values (solve's thm3-exact, quadratic-exact, quadratic-exact-pair; compare's
-    exact) agree with ours (AGREEMENT).
+    entries of status exact) agree with ours (AGREEMENT), and are not checked as bounds.
 "exact" is a double rounded DOWN from a 50-digit value checked against a 30-digit one, so the
 comparison has no slack (mixtures: the double-precision quadrature value times 1 - 1e-10, its
 error estimate being below 1e-12). Runs drawn to break a documented rule on purpose (about 6%)
@@ -691,7 +691,11 @@ def one_run(args):
             else:
                 result["failures"].append(f"closed form {name}: unknown role {role}")
         for a in cj["analyses"]:
-            if a["applies"]:
+            if a["applies"] and a["status"] == "exact":
+                # Not a bound: the run's exact value computed in doubles, held to agreement like
+                # solve's exact closed forms (its error grows with the conditioning of the walk).
+                agree(f"compare {a['name']}", a["R"], zero_gap)
+            elif a["applies"]:
                 check_bound(a["name"], a["R"])
         check_bound("compare best", cj["best"]["R"])
         if "exact" in cj:
