@@ -533,6 +533,7 @@ void check_finite_difference_engine(RunConfig& cfg) {
 /// The TOML value of VALUE in `--set KEY=VALUE`: any TOML value (number, "string", array, inline
 /// table, boolean); a bare word that is not TOML (optimal, finite-difference) is taken as a string.
 toml::value override_value(const std::string& key, const std::string& text) {
+  check_toml_limits("v = " + text + "\n", "--set " + key);
   try {
     std::istringstream in("v = " + text + "\n");
     const toml::value doc = toml::parse(in, "--set " + key);
@@ -558,6 +559,74 @@ std::pair<std::string, std::string> split_assignment(const std::string& assignme
     return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
   };
   return {trim(assignment.substr(0, eq)), trim(assignment.substr(eq + 1))};
+}
+
+/// Where a TOML text exceeds kMaxTomlNesting or kMaxKeyParts, found by a small scanner of its
+/// structure (strings and comments skipped as TOML reads them); empty when within the limits.
+/// It runs before the parser, so it must not trust the text to be valid TOML: on malformed text
+/// it still only counts brackets and dots, and the parser reports the error.
+std::string toml_limit_violation(const std::string& text) {
+  std::vector<char> open;  // '[' array, '{' inline table, 'h' table header
+  bool in_key = true;      // at a key: start of a line, header, after '{' or ',' in an inline table
+  std::size_t key_parts = 1, line = 1;
+  const std::size_t n = text.size();
+  auto where = [&] { return " (line " + std::to_string(line) + ")"; };
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      if (open.empty() || open.back() == 'h') {
+        open.clear();  // a header never spans lines; the parser reports an unclosed one
+        in_key = true;
+        key_parts = 1;
+      }
+    } else if (c == '#') {
+      while (i + 1 < n && text[i + 1] != '\n') ++i;
+    } else if (c == '"' || c == '\'') {
+      const bool basic = c == '"';
+      if (i + 2 < n && text[i + 1] == c && text[i + 2] == c) {  // multi-line string
+        i += 3;
+        for (; i < n; ++i) {
+          if (basic && text[i] == '\\') {
+            ++i;
+            if (i < n && text[i] == '\n') ++line;
+          } else if (text[i] == '\n') {
+            ++line;
+          } else if (text[i] == c && i + 2 < n && text[i + 1] == c && text[i + 2] == c) {
+            while (i + 3 < n && text[i + 3] == c) ++i;  // """" ends with a quote inside
+            i += 2;
+            break;
+          }
+        }
+      } else {  // one-line string: ends at its quote or (an error for the parser) the line
+        for (++i; i < n && text[i] != c && text[i] != '\n'; ++i)
+          if (basic && text[i] == '\\' && i + 1 < n && text[i + 1] != '\n') ++i;
+        if (i < n && text[i] == '\n') --i;  // let the loop count the line
+      }
+    } else if (c == '[' || c == '{') {
+      const bool header = c == '[' && open.empty() && in_key;
+      if (header && i + 1 < n && text[i + 1] == '[') ++i;  // [[array.of.tables]]
+      open.push_back(header ? 'h' : c);
+      if (open.size() > kMaxTomlNesting)
+        return "arrays and inline tables nested more than " + std::to_string(kMaxTomlNesting) + " levels deep" + where();
+      in_key = header || c == '{';
+      key_parts = 1;
+    } else if (c == ']' || c == '}') {
+      if (!open.empty()) {
+        if (open.back() == 'h' && i + 1 < n && text[i + 1] == ']') ++i;
+        open.pop_back();
+      }
+      in_key = false;
+    } else if (c == ',' && !open.empty() && open.back() == '{') {
+      in_key = true;
+      key_parts = 1;
+    } else if (c == '=' && in_key) {
+      in_key = false;
+    } else if (c == '.' && in_key && ++key_parts > kMaxKeyParts) {
+      return "a dotted key of more than " + std::to_string(kMaxKeyParts) + " parts" + where();
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -618,7 +687,19 @@ void apply_override(toml::value& root, const std::string& assignment) {
   set_config_key(root, key, override_value(key, value_text));
 }
 
+void check_toml_limits(const std::string& text, const std::string& source_name) {
+  if (text.size() > kMaxConfigBytes)
+    throw SpecError(source_name, "(file)",
+                    "is " + std::to_string(text.size()) + " bytes; a configuration may have at most " +
+                        std::to_string(kMaxConfigBytes) + " (4 MiB)");
+  if (const std::string violation = toml_limit_violation(text); !violation.empty())
+    throw SpecError(source_name, "(file)",
+                    "has " + violation + "; the limits are " + std::to_string(kMaxTomlNesting) +
+                        " nested levels and " + std::to_string(kMaxKeyParts) + " key parts (docs/config.md, \"Limits\")");
+}
+
 toml::value parse_toml_document(const std::string& text, const std::string& source_name) {
+  check_toml_limits(text, source_name);
   try {
     std::istringstream in(text);
     return toml::parse(in, source_name);
@@ -755,6 +836,10 @@ std::string read_config_file(const std::filesystem::path& path) {
     throw SpecError("CONFIG", "\"" + path.string() + "\"", "is a directory, not a configuration file");
   if (!std::filesystem::is_regular_file(status))
     throw SpecError("CONFIG", "\"" + path.string() + "\"", "is not a regular file");
+  if (const auto bytes = std::filesystem::file_size(path, ec); !ec && bytes > kMaxConfigBytes)
+    throw SpecError("CONFIG", "\"" + path.string() + "\"",
+                    "is " + std::to_string(bytes) + " bytes; a configuration may have at most " +
+                        std::to_string(kMaxConfigBytes) + " (4 MiB)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be opened for reading: " + std::string(std::strerror(errno)));
   std::ostringstream text;

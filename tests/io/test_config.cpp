@@ -492,3 +492,41 @@ TEST_CASE("Command-line overrides (set): unknown keys and bad values are the fil
   e = override_error_of({"algorithm.schedule[0].eta=0.1"});
   CHECK(e.key() == "algorithm.schedule");
 }
+
+TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused before the TOML parser", "[config][limits]") {
+  // The TOML parser recurses per level: 100000 unclosed '[' overflowed the stack (a segfault).
+  check_error("a = " + std::string(100000, '['), "test.toml", "(file)", "nested more than 64 levels deep (line 1)");
+  std::string inline_tables = "a = ";
+  for (int i = 0; i < 70; ++i) inline_tables += "{b = ";
+  check_error(inline_tables, "test.toml", "(file)", "nested more than 64 levels deep");
+  check_error(kBase + "x = " + std::string(65, '[') + std::string(65, ']') + "\n", "test.toml", "(file)",
+              "nested more than 64 levels deep (line 15)");
+  // 64 levels are within the limit: the loader's own rule decides (an unknown key here).
+  check_error(kBase + "x = " + std::string(64, '[') + std::string(64, ']') + "\n", "lsi.x", "an array", "unknown key");
+  // Brackets in strings and comments, and closed ones, do not count; headers and [[arrays]] close.
+  std::string spread = kBase + "# " + std::string(100, '[') + "\n[analysis]\n";
+  for (int i = 0; i < 100; ++i) spread += "[[events]]\nat_step = 1\nkind = \"post-processing\"\nlipschitz = 1\n";
+  spread += "[output]\nrecord_steps = [[[1]]]\n";
+  const SpecError e = error_of(spread + "s = \"" + std::string(100, '[') + "\"\nl = '''\n" + std::string(100, '{') + "'''\n");
+  CHECK_THAT(e.rule(), !Catch::Contains("nested"));
+  // The parser is quadratic in the parts of a dotted key (20000 parts took 10 s).
+  std::string dotted;
+  for (int i = 0; i < 20000; ++i) dotted += "x.";
+  check_error(dotted + "y = 1\n", "test.toml", "(file)", "a dotted key of more than 64 parts (line 1)");
+  check_error("[" + dotted + "y]\n", "test.toml", "(file)", "a dotted key of more than 64 parts");
+  check_error("a = { " + dotted + "y = 1 }\n", "test.toml", "(file)", "a dotted key of more than 64 parts");
+  // Dots in values are not key parts.
+  std::string floats = "[orders]\nvalues = [";
+  for (int i = 0; i < 100; ++i) floats += std::to_string(2 + i) + ".5, ";
+  CHECK_NOTHROW(parse_config_text(with(kBase, "values", floats.substr(9) + "]"), "test.toml"));
+  // Size: at most 4 MiB of text.
+  check_error(kBase + "# " + std::string(4u << 20, 'x') + "\n", "test.toml", "(file)", "at most 4194304 (4 MiB)");
+  // --set values go through the same checks.
+  try {
+    parse_config_text(kBase, "test.toml", {"algorithm.sigma=" + std::string(1000, '[')});
+    FAIL("accepted");
+  } catch (const SpecError& s) {
+    CHECK(s.key() == "--set algorithm.sigma");
+    CHECK_THAT(s.rule(), Catch::Contains("nested more than 64"));
+  }
+}

@@ -1,0 +1,60 @@
+// libFuzzer target over the configuration loader (README, "Fuzzing"; scripts/fuzz.sh).
+// The bytes are a configuration text for `solve`/`compare`/`calibrate` (parse_config_text) and for
+// `sweep` (SweepConfiguration::parse, then its first and last points), and an expression in
+// (s, t, alpha) as the LSI schedules and initial curves are. Bad input must end in SpecError:
+// any other exception, a crash, a hang or a sanitizer report is a finding.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "io/config.hpp"
+#include "io/expression.hpp"
+#include "io/sweep_config.hpp"
+#include "models/spec_error.hpp"
+
+namespace {
+
+template <class F>
+void expect_spec_errors_only(const char* what, F&& f) {
+  try {
+    f();
+  } catch (const rdpdyn::SpecError&) {
+    // bad input, refused with key, value and rule: the expected outcome
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fuzz_config: %s let a non-SpecError exception escape: %s\n", what, e.what());
+    std::abort();
+  }
+}
+
+void load_sweep(const std::string& text) {
+  const auto sweep = rdpdyn::SweepConfiguration::parse(text, "fuzz.toml");
+  const auto& spec = sweep.spec();
+  const std::size_t points = spec.point_count();
+  if (points == 0) return;
+  for (const std::size_t index : {std::size_t{0}, points - 1}) {
+    const auto values = spec.point(index);
+    (void)sweep.estimated_cost(values);
+    (void)sweep.point(values);
+  }
+}
+
+void evaluate_expression(const std::string& text) {
+  const auto f = rdpdyn::compile_expression("fuzz", text, {"s", "t", "alpha"});
+  for (const double x : {0.0, 1.0, -1.0, 1e300, INFINITY, NAN}) (void)f({x, x, x});
+  (void)rdpdyn::expression_uses(text, "alpha");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  expect_spec_errors_only("parse_config_text", [&] { (void)rdpdyn::parse_config_text(text, "fuzz.toml"); });
+  expect_spec_errors_only("SweepConfiguration::parse", [&] { load_sweep(text); });
+  // Expressions are one line of a configuration; long inputs only slow the TOML paths down.
+  if (size <= 256) expect_spec_errors_only("compile_expression", [&] { evaluate_expression(text); });
+  return 0;
+}
