@@ -561,6 +561,42 @@ std::pair<std::string, std::string> split_assignment(const std::string& assignme
   return {trim(assignment.substr(0, eq)), trim(assignment.substr(eq + 1))};
 }
 
+/// Offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629: no
+/// overlong forms, no surrogates, at most U+10FFFF), or npos when the text is UTF-8. The TOML
+/// parser's own check reads out of bounds on a bad byte in a 'literal string' (a heap overflow
+/// found by tests/fuzz), so the text is checked before it gets there.
+std::size_t invalid_utf8_at(const std::string& text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > n || p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < length; ++k)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    i += length;
+  }
+  return std::string::npos;
+}
+
 /// Where a TOML text exceeds kMaxTomlNesting or kMaxKeyParts, found by a small scanner of its
 /// structure (strings and comments skipped as TOML reads them); empty when within the limits.
 /// It runs before the parser, so it must not trust the text to be valid TOML: on malformed text
@@ -692,6 +728,11 @@ void check_toml_limits(const std::string& text, const std::string& source_name) 
     throw SpecError(source_name, "(file)",
                     "is " + std::to_string(text.size()) + " bytes; a configuration may have at most " +
                         std::to_string(kMaxConfigBytes) + " (4 MiB)");
+  if (const auto bad = invalid_utf8_at(text); bad != std::string::npos)
+    throw SpecError(source_name, "(file)",
+                    "is not UTF-8 at byte " + std::to_string(bad) + " (line " +
+                        std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n')) +
+                        "): TOML documents are UTF-8");
   if (const std::string violation = toml_limit_violation(text); !violation.empty())
     throw SpecError(source_name, "(file)",
                     "has " + violation + "; the limits are " + std::to_string(kMaxTomlNesting) +

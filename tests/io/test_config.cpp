@@ -521,6 +521,14 @@ TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused bef
   CHECK_NOTHROW(parse_config_text(with(kBase, "values", floats.substr(9) + "]"), "test.toml"));
   // Size: at most 4 MiB of text.
   check_error(kBase + "# " + std::string(4u << 20, 'x') + "\n", "test.toml", "(file)", "at most 4194304 (4 MiB)");
+  // Not UTF-8: a bad byte in a 'literal string' key made the TOML parser read out of bounds (fuzzer).
+  check_error("' Ye \xfb Shokri' = 1\n", "test.toml", "(file)", "is not UTF-8 at byte 5 (line 1)");
+  check_error(kBase + "# \xc0\xaf overlong\n", "test.toml", "(file)", "is not UTF-8 at byte");
+  check_error("a = \"\xed\xa0\x80\"\n", "test.toml", "(file)", "is not UTF-8 at byte 5");  // a surrogate
+  check_error("a = \"\xf4\x90\x80\x80\"\n", "test.toml", "(file)", "is not UTF-8 at byte 5");  // > U+10FFFF
+  check_error("\n\na = \"\xe2\x82\"\n", "test.toml", "(file)", "is not UTF-8 at byte 7 (line 3)");  // cut short
+  // Valid UTF-8 in strings and comments passes on to the usual checks.
+  CHECK_NOTHROW(parse_config_text(kBase + "# \xce\xb1 = \xe2\x88\x9e, \xf0\x9f\x94\x92\n", "test.toml"));
   // --set values go through the same checks.
   try {
     parse_config_text(kBase, "test.toml", {"algorithm.sigma=" + std::string(1000, '[')});
