@@ -2,6 +2,7 @@
 // The configuration as a parsed TOML document, for readers that build many configurations from
 // one file (io/sweep_config.cpp: one per point of a sweep). io/config.hpp is the usual entry.
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <toml.hpp>
@@ -17,6 +18,7 @@ namespace rdpdyn {
 inline constexpr std::size_t kMaxConfigBytes = 4u << 20;  // 4 MiB; the examples are a few KiB
 inline constexpr std::size_t kMaxTomlNesting = 64;         // arrays and inline tables, one in another
 inline constexpr std::size_t kMaxKeyParts = 64;            // a.b.c: 3 parts
+inline constexpr std::int64_t kMaxOrderCount = 1'000'000;  // orders.count (the examples: <= 100)
 
 /// SpecError naming `source_name` when `text` exceeds one of the limits above.
 void check_toml_limits(const std::string& text, const std::string& source_name);

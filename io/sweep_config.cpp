@@ -52,6 +52,11 @@ SweepAxis parse_axis(const Section& s, const std::set<std::string>& earlier) {
     if (scale != "linear" && scale != "log")
       throw SpecError(r.key("scale"), "\"" + scale + "\"", "must be one of \"linear\", \"log\"");
     if (count < 2) throw SpecError(r.key("count"), std::to_string(count), "must be >= 2 (one value: values = [x])");
+    // One axis alone past the limit on the whole sweep is refused before its values are made
+    // (count = 2^62 exhausted the memory; found by tests/fuzz).
+    if (static_cast<double>(count) > kMaxSweepValues)
+      throw SpecError(r.key("count"), std::to_string(count),
+                      "exceeds " + format_number(kMaxSweepValues) + " (points x orders x analyses): split the sweep");
     if (!(stop != start)) throw SpecError(r.key("stop"), format_number(stop), "must differ from start");
     if (scale == "log" && !(start > 0.0 && stop > 0.0))
       throw SpecError(r.key(start > 0.0 ? "stop" : "start"), format_number(start > 0.0 ? stop : start),
