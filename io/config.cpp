@@ -123,6 +123,9 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   const std::string kind = one_of(s, "kind", {"noisy-gd", "noisy-sgd", "langevin"});
   a.n = s.number("n");
   if (!(a.n >= 1.0)) throw SpecError(s.key("n"), format_number(a.n), "the dataset size must be >= 1");
+  // A count of records, converted to an integer below: 1e52 was an undefined conversion (fuzzer).
+  if (!(a.n <= 9007199254740992.0))
+    throw SpecError(s.key("n"), format_number(a.n), "the dataset size must be <= 2^53 = 9007199254740992");
   // Accounting alone (docs/config.md): a noisy-sgd run whose noise is a DP-SGD noise multiplier may
   // leave out the sensitivity and the step size; the accountants need neither, the PDI refuses.
   const bool accounting_only_allowed = kind == "noisy-sgd" && s.has("noise_multiplier");
@@ -689,6 +692,8 @@ void set_config_key(toml::value& root, const std::string& key, toml::value value
       const std::string digits = name.substr(open + 1, name.size() - open - 2);
       if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
         throw SpecError(key, value_text, "an index must be a number, e.g. algorithm.schedule[0].eta");
+      // stoul would throw std::out_of_range past 2^64; no array has 10^9 entries anyway.
+      if (digits.size() > 9) throw SpecError(key, value_text, "index " + digits + " is out of range");
       index = std::stoul(digits);
       name = name.substr(0, open);
     }

@@ -532,6 +532,16 @@ TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused bef
   // orders.count = 2^62 was taken and filled the memory (fuzzer); a guard until the run limits.
   check_error("[orders]\nmin = 2\nmax = 3\ncount = 4611686018427387904\n", "orders.count", "4611686018427387904",
               "must be <= 1000000");
+  // n = 1e52 was converted to an integer with undefined behaviour (UBSan under the fuzzer).
+  check_error(with(kBase, "n =", "n = 1.0333333333333333e52"), "algorithm.n", "1.0333333333333333e+52",
+              "the dataset size must be <= 2^53");
+  // An index past 2^64 made stoul throw std::out_of_range, an internal error (exit 1).
+  try {
+    parse_config_text(kBase, "test.toml", {"algorithm.schedule[99999999999999999999999].eta=0.1"});
+    FAIL("accepted");
+  } catch (const SpecError& s) {
+    CHECK_THAT(s.rule(), Catch::Contains("index 99999999999999999999999 is out of range"));
+  }
   // --set values go through the same checks.
   try {
     parse_config_text(kBase, "test.toml", {"algorithm.sigma=" + std::string(1000, '[')});
