@@ -80,8 +80,8 @@ std::vector<double> parse_orders(const Section& s) {
   if (!(lo > 1.0)) throw SpecError(s.key("min"), format_number(lo), "Renyi orders must be > 1");
   if (!(hi > lo)) throw SpecError(s.key("max"), format_number(hi), "must be > orders.min = " + format_number(lo));
   if (count < 2) throw SpecError(s.key("count"), std::to_string(count), "must be >= 2");
-  // A small guard so that count = 2^62 is refused rather than filling the memory (found by the
-  // fuzzers); the run-size limits (models/run_limits) are the general answer.
+  // A small guard so that count = 2^62 is refused rather than filling the memory (found by
+  // tests/cli/mutate_configs.py); the run-size limits (models/run_limits) are the general answer.
   if (count > kMaxOrderCount)
     throw SpecError(s.key("count"), std::to_string(count), "must be <= " + std::to_string(kMaxOrderCount));
   // Log-spaced in alpha - 1 (the characteristic variable y = ln(alpha - 1)).

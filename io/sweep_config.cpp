@@ -54,7 +54,7 @@ SweepAxis parse_axis(const Section& s, const std::set<std::string>& earlier) {
       throw SpecError(r.key("scale"), "\"" + scale + "\"", "must be one of \"linear\", \"log\"");
     if (count < 2) throw SpecError(r.key("count"), std::to_string(count), "must be >= 2 (one value: values = [x])");
     // One axis alone past the limit on the whole sweep is refused before its values are made
-    // (count = 2^62 exhausted the memory; found by tests/fuzz).
+    // (count = 2^62 would fill the memory first).
     if (static_cast<double>(count) > kMaxSweepValues)
       throw SpecError(r.key("count"), std::to_string(count),
                       "exceeds " + format_number(kMaxSweepValues) + " (points x orders x analyses): split the sweep");
@@ -74,7 +74,7 @@ SweepAxis parse_axis(const Section& s, const std::set<std::string>& earlier) {
                        (axis.integer ? ", rounded to integers (" + std::to_string(axis.values.size()) + " distinct)" : "");
   }
   // Integer values are written as TOML integers: beyond 2^53 the doubles are no longer exact and
-  // 2^63 does not fit (an undefined conversion; found by the fuzzer's sibling in config.cpp).
+  // 2^63 does not fit int64 (an undefined conversion, as n = 1e52 was in config.cpp).
   if (axis.integer)
     for (const double v : axis.values)
       if (!(std::abs(v) <= kMaxExactInteger))

@@ -296,9 +296,10 @@ def main():
         for r in group:
             print(f"{title} #{r['index']} {r['command']} {r['base']} {r['notes']}: {'; '.join(r['problems'])}"
                   f" [{r['elapsed']:.1f} s] {r['stderr']} (input: {r['dir']}/config.toml)")
-    if not failed and not opts.keep:
-        shutil.rmtree(scratch, ignore_errors=True)
-    sys.exit(1 if other or (size and not opts.defer_size_limits) else 0)
+    failing = bool(other or (size and not opts.defer_size_limits))
+    if not opts.keep and not failing:
+        shutil.rmtree(scratch, ignore_errors=True)  # deferred cases: their mutations are printed above
+    sys.exit(1 if failing else 0)
 
 
 if __name__ == "__main__":

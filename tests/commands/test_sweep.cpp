@@ -194,7 +194,7 @@ TEST_CASE("sweep: the axes and analyses are checked before any point runs") {
   CHECK(error_of({"sweep.axis[1].values=[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]",
                   "sweep.axis[0].range={start = 0.01, stop = 1.0, count = 100000000, scale = \"log\"}"})
             .find("exceeds") != std::string::npos);
-  // One axis past the limit is refused before its values are made (count = 2^62 filled the memory).
+  // One axis past the limit is refused before its values are made (count = 2^62 would fill the memory).
   CHECK(error_of({"sweep.axis[0].range={start = 0.01, stop = 1.0, count = 4611686018427387904}"})
             .find("'sweep.axis[0].range.count' = 4611686018427387904: exceeds") == 0);
   // Integer values past 2^53 (int64 max is 2^63 as a double: an undefined conversion).

@@ -529,7 +529,7 @@ TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused bef
   check_error("\n\na = \"\xe2\x82\"\n", "test.toml", "(file)", "is not UTF-8 at byte 7 (line 3)");  // cut short
   // Valid UTF-8 in strings and comments passes on to the usual checks.
   CHECK_NOTHROW(parse_config_text(kBase + "# \xce\xb1 = \xe2\x88\x9e, \xf0\x9f\x94\x92\n", "test.toml"));
-  // orders.count = 2^62 was taken and filled the memory (fuzzer); a guard until the run limits.
+  // orders.count = 2^62 was taken and filled the memory (mutation run); a guard until the run limits.
   check_error("[orders]\nmin = 2\nmax = 3\ncount = 4611686018427387904\n", "orders.count", "4611686018427387904",
               "must be <= 1000000");
   // n = 1e52 was converted to an integer with undefined behaviour (UBSan under the fuzzer).
