@@ -25,9 +25,13 @@ status=0
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$build/fuzz_config" "$scratch/corpus" -dict="$root/tests/fuzz/toml.dict" -max_total_time="$seconds" \
   -timeout=10 -rss_limit_mb=4096 -max_len=65536 -error_exitcode=77 -timeout_exitcode=70 \
-  -artifact_prefix="$build/findings/" -print_final_stats=1 || status=$?
+  -artifact_prefix="$build/findings/" -print_final_stats=1 >"$build/fuzz.log" 2>&1 || status=$?
+# The log has a line per new input; CI shows its end (the report of a finding) and the totals.
 if [ "$status" -ne 0 ]; then
-  echo "fuzz: FAILED (exit $status); inputs in $build/findings/ (reproduce: $build/fuzz_config FILE)" >&2
+  { grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$build/fuzz.log" || true; } | tail -n 80 >&2
+  echo "fuzz: FAILED (exit $status); inputs in $build/findings/, log $build/fuzz.log" \
+    "(reproduce: $build/fuzz_config FILE)" >&2
   exit 1
 fi
-echo "fuzz: no finding in ${seconds} s"
+grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)' "$build/fuzz.log" || true
+echo "fuzz: no finding in ${seconds} s (log $build/fuzz.log)"
