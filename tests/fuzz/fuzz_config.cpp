@@ -1,7 +1,8 @@
 // libFuzzer target over the configuration loader (README, "Fuzzing"; scripts/fuzz.sh).
 // The bytes are a configuration text for `solve`/`compare`/`calibrate` (parse_config_text) and for
-// `sweep` (SweepConfiguration::parse, then its first and last points), and an expression in
-// (s, t, alpha) as the LSI schedules and initial curves are. Bad input must end in SpecError:
+// `sweep` (SweepConfiguration::parse, then its first and last points), an expression in
+// (s, t, alpha) as the LSI schedules and initial curves are, and its first line is a `--set`
+// assignment over a valid configuration. Bad input must end in SpecError:
 // any other exception, a crash, a hang or a sanitizer report is a finding.
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +18,24 @@
 #include "models/spec_error.hpp"
 
 namespace {
+
+// A valid run with a phase schedule, so that --set keys such as algorithm.schedule[0].eta exist.
+const std::string kBase = R"(
+[orders]
+values = [2, 8]
+[algorithm]
+kind = "noisy-gd"
+n = 1000
+sensitivity = 1
+[[algorithm.schedule]]
+steps = 5
+eta = 0.05
+sigma = 0.2
+[lsi]
+kind = "strongly-convex"
+lambda = 1
+beta = 4
+)";
 
 template <class F>
 void expect_spec_errors_only(const char* what, F&& f) {
@@ -57,5 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   expect_spec_errors_only("SweepConfiguration::parse", [&] { load_sweep(text); });
   // Expressions are one line of a configuration; long inputs only slow the TOML paths down.
   if (size <= 256) expect_spec_errors_only("compile_expression", [&] { evaluate_expression(text); });
+  const std::string assignment = text.substr(0, text.find('\n'));
+  if (assignment.size() <= 256)
+    expect_spec_errors_only("--set", [&] { (void)rdpdyn::parse_config_text(kBase, "base.toml", {assignment}); });
   return 0;
 }
