@@ -14,12 +14,15 @@
 // B 0.011120; tests/accounting/test_sampled_gaussian.cpp).
 namespace rdpdyn {
 
+/// The largest order evaluated: the expansions sum about alpha terms (10^6 take about 30 ms).
+inline constexpr double kMaxSeriesOrder = 1e6;
+
 /// How log A_alpha is expanded. Automatic: Binomial for integer alpha, TwoSeries otherwise.
 enum class SgmExpansion { Automatic, Binomial, TwoSeries };
 
 /// log A_alpha(q, sigma) = (alpha - 1) S_alpha(q, sigma), nats. q in [0, 1], sigma > 0 finite,
 /// alpha > 1 finite; Binomial needs integer alpha. Throws std::invalid_argument otherwise, and
-/// std::runtime_error if the two-series expansion does not converge.
+/// std::runtime_error for alpha > kMaxSeriesOrder or if the two-series expansion does not converge.
 double sampled_gaussian_log_moment(double q, double sigma, double alpha,
                                    SgmExpansion expansion = SgmExpansion::Automatic);
 

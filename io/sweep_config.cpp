@@ -11,6 +11,7 @@
 namespace rdpdyn {
 
 /// Values held at once (points x orders x analyses): beyond this the arrays would not fit in memory.
+constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 constexpr double kMaxSweepValues = 268435456.0;  // 2^28 doubles = 2 GiB per array kind
 
 struct SweepConfiguration::State {
@@ -71,6 +72,13 @@ SweepAxis parse_axis(const Section& s, const std::set<std::string>& earlier) {
                        std::to_string(count) + ", " + scale + " scale" +
                        (axis.integer ? ", rounded to integers (" + std::to_string(axis.values.size()) + " distinct)" : "");
   }
+  // Integer values are written as TOML integers: beyond 2^53 the doubles are no longer exact and
+  // 2^63 does not fit int64 (an undefined conversion, as n = 1e52 was in config.cpp).
+  if (axis.integer)
+    for (const double v : axis.values)
+      if (!(std::abs(v) <= kMaxExactInteger))
+        throw SpecError(s.key(s.has("values") ? "values" : "range"), format_number(v),
+                        "integer values must lie within +-2^53 = " + format_number(kMaxExactInteger));
   std::vector<double> sorted = axis.values;
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())

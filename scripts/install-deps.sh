@@ -5,7 +5,7 @@
 # Run as root on a fresh machine; packages already present are left as they are.
 set -euo pipefail
 packages=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config clang-14 libclang-rt-14-dev
   libpetsc-real-dev openmpi-bin libopenmpi-dev
   libeigen3-dev libboost-dev catch2 libbenchmark-dev
   libcli11-dev libtoml11-dev nlohmann-json3-dev libmuparser-dev

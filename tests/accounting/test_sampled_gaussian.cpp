@@ -15,6 +15,7 @@
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "accounting/sampled_gaussian.hpp"
@@ -317,4 +318,13 @@ TEST_CASE("S_alpha's accuracy bound covers its error, and the upper value is nev
         CHECK(sampled_gaussian_rdp_upper(q, s, a) >= exact);
       }
   WARN("largest S_alpha error / its accuracy bound: " << worst);
+}
+
+TEST_CASE("Orders above 10^6 are refused, not summed term by term (a mutation run hung at 4.6e18)", "[sgm]") {
+  CHECK_THROWS_AS(sampled_gaussian_rdp(0.01, 1.0, 4611686018427387904.0), std::runtime_error);
+  CHECK_THROWS_AS(sampled_gaussian_rdp(0.01, 1.0, 2.5e6 + 0.5), std::runtime_error);
+  CHECK(std::isfinite(sampled_gaussian_rdp(0.01, 1.0, kMaxSeriesOrder)));
+  // q = 0 and q = 1 are closed forms at any order.
+  CHECK(sampled_gaussian_rdp(0.0, 1.0, 1e12) == 0.0);
+  CHECK(sampled_gaussian_rdp(1.0, 1.0, 1e12) == Approx(0.5e12));
 }

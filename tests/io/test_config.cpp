@@ -588,3 +588,74 @@ c = 1
                                 "[quadratic]\nhessian = " + rows + "]\n";
   check_limit({}, "quadratic.hessian", "1025 rows", "1024", quadratic);
 }
+
+TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused before the TOML parser", "[config][limits]") {
+  // The TOML parser recurses per level: 100000 unclosed '[' overflowed the stack (a segfault).
+  check_error("a = " + std::string(100000, '['), "test.toml", "(file)", "nested more than 64 levels deep (line 1)");
+  std::string inline_tables = "a = ";
+  for (int i = 0; i < 70; ++i) inline_tables += "{b = ";
+  check_error(inline_tables, "test.toml", "(file)", "nested more than 64 levels deep");
+  check_error(kBase + "x = " + std::string(65, '[') + std::string(65, ']') + "\n", "test.toml", "(file)",
+              "nested more than 64 levels deep (line 15)");
+  // 64 levels are within the limit: the loader's own rule decides (an unknown key here).
+  check_error(kBase + "x = " + std::string(64, '[') + std::string(64, ']') + "\n", "lsi.x", "an array", "unknown key");
+  // Brackets in strings and comments, and closed ones, do not count; headers and [[arrays]] close.
+  std::string spread = kBase + "# " + std::string(100, '[') + "\n[analysis]\n";
+  for (int i = 0; i < 100; ++i) spread += "[[events]]\nat_step = 1\nkind = \"post-processing\"\nlipschitz = 1\n";
+  spread += "[output]\nrecord_steps = [[[1]]]\n";
+  const SpecError e = error_of(spread + "s = \"" + std::string(100, '[') + "\"\nl = '''\n" + std::string(100, '{') + "'''\n");
+  CHECK_THAT(e.rule(), !Catch::Contains("nested"));
+  // The parser is quadratic in the parts of a dotted key (20000 parts took 10 s).
+  std::string dotted;
+  for (int i = 0; i < 20000; ++i) dotted += "x.";
+  check_error(dotted + "y = 1\n", "test.toml", "(file)", "a dotted key of more than 64 parts (line 1)");
+  check_error("[" + dotted + "y]\n", "test.toml", "(file)", "a dotted key of more than 64 parts");
+  check_error("a = { " + dotted + "y = 1 }\n", "test.toml", "(file)", "a dotted key of more than 64 parts");
+  // Dots in values are not key parts.
+  std::string floats = "[orders]\nvalues = [";
+  for (int i = 0; i < 100; ++i) floats += std::to_string(2 + i) + ".5, ";
+  CHECK_NOTHROW(parse_config_text(with(kBase, "values", floats.substr(9) + "]"), "test.toml"));
+  // Size: at most 64 MiB of text (models/size_limits.hpp).
+  check_error(kBase + "# " + std::string(64u << 20, 'x') + "\n", "test.toml", "(file)", "at most 67108864 (64 MiB");
+  // Arrays: toml11 reads one in time quadratic in its entries, so the entries are counted first
+  // (strings, comments and nested arrays do not add to the enclosing array's count).
+  std::string long_list = "a = [";
+  for (int i = 0; i < 65537; ++i) long_list += i ? ",1" : "1";
+  check_error(long_list + "]\n", "test.toml", "(file)", "an array of more than 65536 entries (line 1)");
+  std::string entries_at_limit;  // 65536 entries: each array alone is within the limit
+  for (int i = 0; i < 65536; ++i) entries_at_limit += i ? ",1" : "1";
+  std::string many_lists;
+  for (int k = 0; k < 5; ++k) many_lists += "a" + std::to_string(k) + " = [" + entries_at_limit + "]\n";
+  check_error(many_lists, "test.toml", "(file)", "entries squared sum to more than");
+  const SpecError not_counted = error_of(kBase + "s = \"" + std::string(70000, ',') + "\"\nq = [[1, 2], [3]]\n");
+  CHECK_THAT(not_counted.rule(), !Catch::Contains("entries"));
+  // Not UTF-8: a bad byte in a 'literal string' key made the TOML parser read out of bounds (fuzzer).
+  check_error("' Ye \xfb Shokri' = 1\n", "test.toml", "(file)", "is not UTF-8 at byte 5 (line 1)");
+  check_error(kBase + "# \xc0\xaf overlong\n", "test.toml", "(file)", "is not UTF-8 at byte");
+  check_error("a = \"\xed\xa0\x80\"\n", "test.toml", "(file)", "is not UTF-8 at byte 5");  // a surrogate
+  check_error("a = \"\xf4\x90\x80\x80\"\n", "test.toml", "(file)", "is not UTF-8 at byte 5");  // > U+10FFFF
+  check_error("\n\na = \"\xe2\x82\"\n", "test.toml", "(file)", "is not UTF-8 at byte 7 (line 3)");  // cut short
+  // Valid UTF-8 in strings and comments passes on to the usual checks.
+  CHECK_NOTHROW(parse_config_text(kBase + "# \xce\xb1 = \xe2\x88\x9e, \xf0\x9f\x94\x92\n", "test.toml"));
+  // orders.count = 2^62 was taken and filled the memory (mutation run): the orders limit.
+  check_error("[orders]\nmin = 2\nmax = 3\ncount = 4611686018427387904\n", "orders.count", "4611686018427387904",
+              "must be <= 65536 (2^16)");
+  // n = 1e52 was converted to an integer with undefined behaviour (UBSan under the fuzzer).
+  check_error(with(kBase, "n =", "n = 1.0333333333333333e52"), "algorithm.n", "1.0333333333333333e+52",
+              "must be <= 2^53");
+  // An index past 2^64 made stoul throw std::out_of_range, an internal error (exit 1).
+  try {
+    parse_config_text(kBase, "test.toml", {"algorithm.schedule[99999999999999999999999].eta=0.1"});
+    FAIL("accepted");
+  } catch (const SpecError& s) {
+    CHECK_THAT(s.rule(), Catch::Contains("index 99999999999999999999999 is out of range"));
+  }
+  // --set values go through the same checks.
+  try {
+    parse_config_text(kBase, "test.toml", {"algorithm.sigma=" + std::string(1000, '[')});
+    FAIL("accepted");
+  } catch (const SpecError& s) {
+    CHECK(s.key() == "--set algorithm.sigma");
+    CHECK_THAT(s.rule(), Catch::Contains("nested more than 64"));
+  }
+}
