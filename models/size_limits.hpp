@@ -24,9 +24,10 @@ inline constexpr std::int64_t kMaxEvents = std::int64_t{1} << 20;
 /// Entries of one array of the configuration text, checked before the TOML parser runs: toml11
 /// (3.7) reads an array in time quadratic in its entries (seconds at 2^16), so the longest lists
 /// (orders, tables, record_steps) share this limit, and the entries squared, summed over the
-/// arrays of a file, may not exceed four such arrays (a 1024 x 1024 Hessian is 2^30).
+/// arrays of a file, may not exceed two such arrays (a table of alpha and R; a 1024 x 1024 Hessian
+/// is 2^30): about 20 s of parsing at most.
 inline constexpr std::int64_t kMaxArrayEntries = std::int64_t{1} << 16;
-inline constexpr double kMaxArrayParseWork = 4.0 * 65536.0 * 65536.0;
+inline constexpr double kMaxArrayParseWork = 2.0 * 65536.0 * 65536.0;
 
 /// output.record_steps entries: each is a record (a row of every dataset); a longer list than an
 /// array may hold is better written as output.record_every.

@@ -625,7 +625,7 @@ TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused bef
   std::string entries_at_limit;  // 65536 entries: each array alone is within the limit
   for (int i = 0; i < 65536; ++i) entries_at_limit += i ? ",1" : "1";
   std::string many_lists;
-  for (int k = 0; k < 5; ++k) many_lists += "a" + std::to_string(k) + " = [" + entries_at_limit + "]\n";
+  for (int k = 0; k < 3; ++k) many_lists += "a" + std::to_string(k) + " = [" + entries_at_limit + "]\n";
   check_error(many_lists, "test.toml", "(file)", "entries squared sum to more than");
   const SpecError not_counted = error_of(kBase + "s = \"" + std::string(70000, ',') + "\"\nq = [[1, 2], [3]]\n");
   CHECK_THAT(not_counted.rule(), !Catch::Contains("entries"));
