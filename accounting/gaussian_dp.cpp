@@ -86,6 +86,11 @@ double gdp_epsilon(double mu, double delta) {
     throw std::invalid_argument("gdp_epsilon: delta = " + std::to_string(delta) + " must lie in (0, 1)");
   if (mu == 0.0) return 0.0;
   if (std::isinf(mu)) return kInf;
+  // delta(epsilon) <= delta(0) = P(|N(0, 1)| <= mu/2) <= mu / sqrt(2 pi) (the density is at most
+  // 1/sqrt(2 pi)): a mu that small needs no epsilon, and its profile would only be evaluated
+  // through the cancellation of two nearly equal terms (mu = 1e-300 never certified: a hang).
+  if (mu * (std::numbers::inv_sqrtpi / std::numbers::sqrt2) * (1.0 + 4.0 * outward::kUnitRoundoff) <= delta)
+    return 0.0;
   const double log_target = std::log(delta);
   // Feasible with the evaluation's error counted against it: a certified delta(epsilon) <= delta.
   auto certified = [&](double eps) {
@@ -96,7 +101,12 @@ double gdp_epsilon(double mu, double delta) {
   // delta(epsilon) < Phi(-a): at a = z with Phi(-z) = delta/2 the target is met with room.
   const double z = std::numbers::sqrt2 * boost::math::erfc_inv(delta);
   double hi = mu * (z + 0.5 * mu);
-  while (!certified(hi)) hi *= 2.0;  // never more than once or twice in practice
+  for (int doubling = 0; !certified(hi); ++doubling) {  // once or twice in practice
+    // No certified epsilon below the overflow (mu near sqrt of the largest double): the empty
+    // bound +inf, which is valid, rather than doubling forever.
+    if (!std::isfinite(hi) || doubling == 64) return kInf;
+    hi *= 2.0;
+  }
   // Root of ln delta(epsilon) = target, the target lowered by the evaluation's error bound at the
   // previous root (a few 1e-11 at most where m(a) - m(b) cancels), until the root is certified.
   double lo = 0.0, target = log_target, eps = hi;

@@ -75,6 +75,20 @@ TEST_CASE("GDP: epsilon(delta) inverts the profile, rounded outward", "[gdp][acc
   }
   CHECK(gdp_epsilon(0.0, 1e-5) == 0.0);
   CHECK(std::isinf(gdp_epsilon(std::numeric_limits<double>::infinity(), 1e-5)));
+  // Extremes the CLI mutation run reached (algorithm.sensitivity = 1e-300 or 1.8e308): they hung.
+  // A tiny mu needs no epsilon (delta(0) <= mu / sqrt(2 pi)); a mu whose epsilon overflows gets
+  // the empty bound +inf; in between, the result is finite and certified.
+  CHECK(gdp_epsilon(1e-300, 1e-5) == 0.0);
+  CHECK(gdp_epsilon(2.5e-5, 1e-5) == 0.0);  // 2.5e-5 / sqrt(2 pi) = 9.97e-6
+  const double small = gdp_epsilon(1e-7, 1e-12);
+  CHECK(small > 0.0);
+  CHECK(small < 1e-5);
+  CHECK(gdp_delta(1e-7, small) <= 1e-12);
+  CHECK(std::isinf(gdp_epsilon(1e200, 1e-5)));
+  CHECK(std::isinf(gdp_epsilon(1.7976931348623157e308, 1e-5)));
+  const double large = gdp_epsilon(1e150, 1e-5);
+  CHECK(std::isfinite(large));
+  CHECK(large >= 0.5e300);
   CHECK_THROWS_AS(gdp_epsilon(1.0, 0.0), std::invalid_argument);
   CHECK_THROWS_AS(gdp_epsilon(1.0, 1.0), std::invalid_argument);
 }
