@@ -123,28 +123,22 @@ TEST_CASE("Nonlinear initial data converge at second order to the exact characte
   CHECK(study.rows.back().max_relative_error < 1e-4);
 }
 
+namespace {
+
+/// The squared loss (C21 Thm 3 gives its exact divergence) with the optimal gamma on the
+/// finite-difference engine, `steps` steps recorded every `record_every`.
+std::string squared_loss_optimal_gamma(int steps, int record_every) {
+  return "[orders]\nvalues = [2, 10, 30]\n[algorithm]\nkind = \"noisy-gd\"\nloss = \"squared\"\nsteps = " +
+         std::to_string(steps) +
+         "\neta = 0.05\nsigma = 0.1\nn = 100\nsensitivity = 2\n[lsi]\nkind = \"recursion\"\n[analysis]\n"
+         "gamma = \"optimal\"\nengine = \"finite-difference\"\n[grid]\ncells = 512\n[output]\nrecord_every = " +
+         std::to_string(record_every) + "\n";
+}
+
+}  // namespace
+
 TEST_CASE("Optimal gamma on the squared loss: certified >= exact divergence, within 1e-4", "[fd][optimal]") {
-  const std::string text = R"(
-[orders]
-values = [2, 10, 30]
-[algorithm]
-kind = "noisy-gd"
-loss = "squared"
-steps = 60
-eta = 0.05
-sigma = 0.1
-n = 100
-sensitivity = 2
-[lsi]
-kind = "recursion"
-[analysis]
-gamma = "optimal"
-engine = "finite-difference"
-[grid]
-cells = 512
-[output]
-record_every = 5
-)";
+  const std::string text = squared_loss_optimal_gamma(60, 5);
   const RunConfig cfg = parse_config_text(text, "t");
   const FdRun fd = solve_fd(cfg);
   for (std::size_t r = 1; r < fd.steps.size(); ++r)
@@ -313,27 +307,7 @@ TEST_CASE("Composed certification on straight characteristics: the shooting's va
 }
 
 TEST_CASE("Composed certification with the optimal gamma on the squared loss: never below Thm 3, as tight as the shooting", "[fd][certification][optimal]") {
-  const std::string text = R"(
-[orders]
-values = [2, 10, 30]
-[algorithm]
-kind = "noisy-gd"
-loss = "squared"
-steps = 40
-eta = 0.05
-sigma = 0.1
-n = 100
-sensitivity = 2
-[lsi]
-kind = "recursion"
-[analysis]
-gamma = "optimal"
-engine = "finite-difference"
-[grid]
-cells = 512
-[output]
-record_every = 4
-)";
+  const std::string text = squared_loss_optimal_gamma(40, 4);
   const RunConfig cfg = parse_config_text(text, "t");
   const FdRun composed = solve_fd(cfg), shooting = solve_fd(cfg, CertificationMethod::Shooting);
   for (std::size_t r = 1; r < composed.steps.size(); ++r)
