@@ -48,7 +48,10 @@ LogDelta log_delta_with_error(double mu, double epsilon) {
   }
   // a >= 1: delta = phi(a) (m(a) - m(b)), phi(a) = exp(-a^2/2) / sqrt(2 pi) in log space.
   const double ma = normal_mills_ratio(a), mb = normal_mills_ratio(b);
-  const double error = kTermUlps * outward::kUnitRoundoff * ((ma + mb) / (ma - mb) + a * a);
+  // a = epsilon/mu - mu/2 itself carries an absolute error ~ u (epsilon/mu + mu/2), which enters
+  // -a^2/2 times a (large when mu is large and a cancels).
+  const double error =
+      kTermUlps * outward::kUnitRoundoff * ((ma + mb) / (ma - mb) + a * a + a * (epsilon / mu + 0.5 * mu));
   return {-0.5 * a * a - kLogSqrtTwoPi + std::log(ma - mb), error};
 }
 

@@ -39,7 +39,7 @@ double gdp_rdp(double mu, double alpha);
 double gdp_compose(double mu_a, double mu_b);
 
 /// The Mills ratio m(x) = Phi(-x)/phi(x) (phi, Phi the standard normal density and cdf), for any
-/// real x; relative error a few 1e-16 (erfc below x = 30, the asymptotic series above).
+/// real x; relative error a few 1e-16 (erfc below x = 3, Laplace's continued fraction above).
 double normal_mills_ratio(double x);
 
 }  // namespace rdpdyn

@@ -26,7 +26,11 @@ double shifted_interpolation_full_batch_mu(double mu_1, double one_minus_c, std:
 }
 
 double gradient_map_one_minus_contraction(double eta, double m, double M) {
-  return std::min(eta * m, 2.0 - eta * M);
+  // Each candidate rounded to nearest once (fma: 2 - eta M with one rounding, no cancellation
+  // error), then one ulp down, so the result never exceeds the exact 1 - c.
+  const double strong = std::nextafter(eta * m, 0.0);
+  const double smooth = std::nextafter(std::fma(-eta, M, 2.0), 0.0);
+  return std::min(strong, smooth);
 }
 
 AnalysisResult bok_su_altschuler_full_batch(const TrainingRun& run) {
@@ -52,6 +56,10 @@ AnalysisResult bok_su_altschuler_full_batch(const TrainingRun& run) {
   const double mu = shifted_interpolation_full_batch_mu(mu_1, one_minus_c, run.steps);
   r.applies = true;
   r.reason = "c = " + format_number(1.0 - one_minus_c) + ", mu_1 = " + format_number(mu_1);
+  if (run.adjacency == Adjacency::AddRemove)  // the convention of composition-gaussian
+    r.reason += "; add-remove with full batch: assumes the update divides the gradient sum by the same n on "
+                "both datasets (a mean over each dataset's own size moves by up to 2 eta S_g / n: describe "
+                "that with replace adjacency and S_g doubled; docs/analyses.md section 2)";
   r.mu = mu;
   for (double a : run.orders) r.R.push_back(gdp_rdp(mu, a));
   return r;

@@ -30,7 +30,7 @@ double shifted_interpolation_factor(double one_minus_c, std::int64_t steps);
 double shifted_interpolation_full_batch_mu(double mu_1, double one_minus_c, std::int64_t steps);
 
 /// 1 - c, c = max(|1 - eta m|, |1 - eta M|) for 0 < m <= M: min(eta m, 2 - eta M) (<= 0: no
-/// contraction).
+/// contraction), rounded down: mu falls as 1 - c grows, and 2 - eta M cancels near eta M = 2.
 double gradient_map_one_minus_contraction(double eta, double m, double M);
 
 /// "bok-su-altschuler-full-batch": refuses runs outside the theorem (not full batch, lambda = 0,

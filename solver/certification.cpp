@@ -460,6 +460,7 @@ void Certifier::cloud_node(const CloudPath& p, double& alpha_claimed, double& bo
 void Certifier::reshape_cloud(double y_top) const {
   using flow_rounding::kEps;
   using flow_rounding::up;
+  if (cloud_.empty()) return;  // every seed had an infinite start: nothing to carry
   // Paths may cross where the gamma field is steep: order them (each stays valid on its own).
   std::sort(cloud_.begin(), cloud_.end(), [](const CloudPath& a, const CloudPath& b) { return a.y < b.y; });
   std::vector<CloudPath> out;
@@ -492,7 +493,8 @@ void Certifier::reshape_cloud(double y_top) const {
     for (int m = 1; m < pieces; ++m) {
       const double y = p.y + gap * m / pieces;
       const double a_up = order_of(y) * (1.0 + 4.0 * kEps);
-      if (!(alphas[0] < a_up && a_up <= alphas[1])) continue;
+      // Nodes at an order that rounds to 1 or below are off the convexity chord's domain.
+      if (!(1.0 < alphas[0] && alphas[0] < a_up && a_up <= alphas[1])) continue;
       out.push_back(cloud_start(y, up(rdp_upper_interpolation(alphas, bounds, a_up))));
     }
   }
@@ -524,7 +526,8 @@ CertifiedValue Certifier::from_cloud(double order) const {
   cloud_node(*hi, alphas[1], bounds[1]);
   // alpha(y) is computed to a few ulps: the nodes' orders are claimed 1e-14 inside the
   // bracket (margin above), so they stay on their sides of the order.
-  if (!(alphas[0] < order && order <= alphas[1])) return {0.0, 0.0};
+  // A node claimed at an order <= 1 (alpha - 1 below a few ulps) is off the chord's domain.
+  if (!(1.0 < alphas[0] && alphas[0] < order && order <= alphas[1])) return {0.0, 0.0};
   // The chord's arithmetic: a few operations on positive terms.
   const double value = up(rdp_upper_interpolation(alphas, bounds, order));
   if (!std::isfinite(value)) return {0.0, 0.0};
