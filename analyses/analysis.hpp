@@ -49,6 +49,10 @@ struct AnalysisResult {
   /// and epsilon is the exact GDP profile inverted (gdp_epsilon), not an RDP conversion. Rounded
   /// outward like R.
   std::optional<double> mu;
+  /// Set where R is cheap at any order > 1 from the state the evaluation built once (pdi's averaged
+  /// bound on mini-batch runs): R(alpha), rounded outward. compare then minimises epsilon over a
+  /// continuum of orders, as for `any_order` analyses.
+  std::function<double(double alpha)> at_order;
   /// When the status differs for this run from the analysis' own (e.g. a disputed bound whose
   /// doubtful step is not used by the run), the status that holds here and why.
   std::optional<AnalysisStatus> status_here;

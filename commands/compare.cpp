@@ -26,6 +26,13 @@ RdpAtOrders rdp_at_any_order(const Analysis& analysis, const AnalysisResult& res
       return R;
     };
   }
+  if (result.at_order) {
+    return [at = result.at_order](std::span<const double> orders) {
+      std::vector<double> R;
+      for (double a : orders) R.push_back(at(a));
+      return R;
+    };
+  }
   if (!analysis.any_order) return {};
   return [&analysis, &input](std::span<const double> orders) {
     try {
@@ -81,7 +88,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
     e.result = analysis.assess(input, spec.orders);
     e.result.name = analysis.name;
     if (e.result.citation.empty()) e.result.citation = analysis.citation;
-    if (!e.result.applies) e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset();
+    if (!e.result.applies) e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(), e.result.at_order = nullptr;
     e.status = analysis.status_of(e.result);
     e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
     e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
