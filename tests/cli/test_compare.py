@@ -157,8 +157,11 @@ with tempfile.TemporaryDirectory() as tmp:
     ref = {1.5: 0.056783561020717140326, 6: 0.74752719241710091685, 64: 14.909871029928404605}
     got = [a["ye-shokri-thm4.2"]["R"][obj["orders"].index(x)] for x in ref]
     check("fmnist: ye-shokri-thm4.2 = (135), rounded outward", rounded_up_from(got, list(ref.values()), 34800), got)
-    check("fmnist: the published entry is best (the mixture gains nothing here)",
-          obj["best"]["name"] == "ye-shokri-thm4.2", obj["best"]["name"])
+    # pdi averages over the random partition with restarts and the optimal gamma (docs/analyses.md,
+    # "pdi on mini-batch runs"): 2.4413 against Thm 4.2's 2.4993.
+    check("fmnist: pdi is best, below the published thm4.2",
+          obj["best"]["name"] == "pdi" and obj["best"]["epsilon"] < a["ye-shokri-thm4.2"]["epsilon"] * 0.99,
+          obj["best"]["name"], obj["best"]["epsilon"])
     check("fmnist: best epsilon <= every valid epsilon",
           all(obj["best"]["epsilon"] <= x["epsilon"] * (1 + 1e-12) for x in obj["analyses"] if x["applies"]))
     with h5py.File(out) as f:
