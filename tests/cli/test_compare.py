@@ -161,7 +161,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # "pdi on mini-batch runs"): 2.4413 against Thm 4.2's 2.4993.
     check("fmnist: pdi is best, below the published thm4.2",
           obj["best"]["name"] == "pdi" and obj["best"]["epsilon"] < a["ye-shokri-thm4.2"]["epsilon"] * 0.99,
-          obj["best"]["name"], obj["best"]["epsilon"])
+          (obj["best"]["name"], obj["best"]["epsilon"]))
     check("fmnist: best epsilon <= every valid epsilon",
           all(obj["best"]["epsilon"] <= x["epsilon"] * (1 + 1e-12) for x in obj["analyses"] if x["applies"]))
     with h5py.File(out) as f:
