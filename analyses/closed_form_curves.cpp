@@ -18,23 +18,26 @@ struct ClosedFormRows::State {
   std::int64_t last_step = 0;
 
   // sum_k S_g,k^2 eta_k / sigma_k^2 over the completed steps (C21 Thm 1, App. E), added one
-  // step at a time in run order.
-  AlgorithmSpec algorithm;
+  // step at a time in run order. Per phase only (steps, rate) is kept: a schedule given per step
+  // has a phase per step.
+  struct PhaseRate {
+    std::int64_t steps;
+    double rate;  ///< S_g^2 eta / sigma^2 of one step
+  };
+  std::vector<PhaseRate> phases;
   std::size_t phase = 0;
   std::int64_t in_phase = 0, summed_steps = 0;
   double rate_sum = 0.0;
 
   double rate_sum_through(std::int64_t step) {
-    const auto& phases = algorithm.phases;
     while (summed_steps < step && phase < phases.size()) {
-      const Phase& p = phases[phase];
+      const PhaseRate& p = phases[phase];
       if (in_phase >= p.steps) {
         ++phase;
         in_phase = 0;
         continue;
       }
-      const double Sk = p.sensitivity.value_or(algorithm.sensitivity);
-      rate_sum += Sk * Sk * p.eta / (p.sigma * p.sigma);
+      rate_sum += p.rate;
       ++in_phase;
       ++summed_steps;
     }
@@ -54,7 +57,11 @@ struct ClosedFormRows::State {
 ClosedFormRows::ClosedFormRows(const RunSpec& spec) : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.orders = spec.orders;
-  s.algorithm = spec.algorithm;
+  s.phases.reserve(spec.algorithm.phases.size());
+  for (const Phase& p : spec.algorithm.phases) {
+    const double Sk = p.sensitivity.value_or(spec.algorithm.sensitivity);
+    s.phases.push_back({p.steps, Sk * Sk * p.eta / (p.sigma * p.sigma)});
+  }
   for (auto& form : c21_closed_forms(spec, thm2_gamma(spec))) {
     if (!form.refusal.empty()) continue;
     s.labels.push_back({form.name, form.citation, form.role});

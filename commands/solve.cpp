@@ -34,7 +34,7 @@ std::string gamma_text(const RunSpec& spec) {
   const std::string by_default = spec.gamma_by_default ? " (the default: analysis.gamma not given)" : "";
   if (spec.gamma.is_optimal()) return "pointwise minimiser min(1, sqrt(P/(Q (w + w_y))))" + by_default;
   if (spec.gamma_by_default) return "fixed 1/2" + by_default + ", C21 Thm 2's choice: the optimal gamma needs data linear in alpha on this engine";
-  if (spec.gamma.is_field()) return "field gamma(alpha, t) = " + spec.gamma.description;
+  if (spec.gamma.is_field()) return "field gamma(alpha, t) = " + spec.gamma.description();
   return "fixed " + format_number(spec.gamma.value);
 }
 

@@ -5,6 +5,7 @@
 // c = +infinity, i.e. A = 0, and Gaussian convolution adds to A linearly (C21 Lemma 9).
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -26,8 +27,29 @@ struct GaussianConvolutionLsi {};
 /// LSI constant. A schedule that uses alpha makes the PDI coefficients order-dependent: only the
 /// finite-difference engine (with certification) accepts it.
 struct FunctionLsi {
-  std::function<double(double s, double t, double alpha)> c;
-  std::string description;  ///< e.g. the expression text, for the output metadata
+  FunctionLsi() = default;
+  FunctionLsi(std::function<double(double s, double t, double alpha)> c, std::string description,
+              bool depends_on_alpha = false)
+      : data_(std::make_shared<const Data>(Data{std::move(c), std::move(description)})),
+        depends_on_alpha(depends_on_alpha) {}
+
+  double c(double s, double t, double alpha) const { return data_->c(s, t, alpha); }
+  /// e.g. the expression text, for the output metadata
+  const std::string& description() const {
+    static const std::string none;
+    return data_ ? data_->description : none;
+  }
+
+ private:
+  // Shared: every step of a program carries its schedule, and a schedule given per step has a
+  // phase per step.
+  struct Data {
+    std::function<double(double s, double t, double alpha)> c;
+    std::string description;
+  };
+  std::shared_ptr<const Data> data_;
+
+ public:
   bool depends_on_alpha = false;
 };
 

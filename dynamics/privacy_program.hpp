@@ -48,6 +48,13 @@ class PrivacyProgram {
   /// The sum of the step durations, added step by step in order.
   double total_time() const;
 
+  /// Room for `phases` phases: a schedule with a value per step appends one phase per step, and
+  /// growing by doubling would hold two copies at once.
+  void reserve(std::size_t phases) {
+    phases_.reserve(phases);
+    ends_.reserve(phases);
+  }
+
   /// Appends `count` copies of `step` as one phase (nothing when count <= 0).
   void append(ProgramStep step, std::int64_t count = 1);
 

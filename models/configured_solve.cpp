@@ -89,7 +89,7 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
   } catch (const std::domain_error& e) {  // a user function left its domain
     const bool gamma = std::string(e.what()).rfind("gamma", 0) == 0;
     throw SpecError(gamma ? "analysis.gamma" : "lsi.c",
-                    "\"" + (gamma ? spec.gamma.description : spec.lsi.function.description) + "\"", e.what());
+                    "\"" + (gamma ? spec.gamma.description() : spec.lsi.function.description()) + "\"", e.what());
   }
 }
 

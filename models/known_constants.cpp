@@ -76,10 +76,10 @@ void check_lipschitz(const RunSpec& spec, const KnownDynamics& k) {
     const LipschitzBounds known = gradient_map_lipschitz_of(k.spectrum, phase.eta);
     if (L >= known.lower) continue;
     const std::string what =
-        k.squared ? "|1 - eta| at eta = " + format_number(phase.eta) + " (" + phase.origin +
+        k.squared ? "|1 - eta| at eta = " + format_number(phase.eta) + phase.steps_note() + " (" + phase.origin +
                         ".eta), the Lipschitz constant of the squared loss's gradient map theta - eta (theta - x) "
                         "(C21 Thm 3 proof)"
-                  : "max_i |1 - eta h_i| at eta = " + format_number(phase.eta) + " (" + phase.origin +
+                  : "max_i |1 - eta h_i| at eta = " + format_number(phase.eta) + phase.steps_note() + " (" + phase.origin +
                         ".eta), the Lipschitz constant of the gradient map theta - eta H (theta - x) of "
                         "quadratic.hessian (eigenvalues h_i)";
     throw SpecError("lsi.lipschitz", format_number(L),
@@ -332,7 +332,7 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
       derived("LSI constant", "(2 - eta)/(2 sigma^2)", "the squared loss from theta_0 = 0 (C21 Cor 2 proof)");
       break;
     case LsiKind::Function:
-      declared("lsi.c", "\"" + lsi.function.description + "\"", "a user LSI schedule; not checked");
+      declared("lsi.c", "\"" + lsi.function.description() + "\"", "a user LSI schedule; not checked");
       break;
     case LsiKind::ExactQuadratic:
       derived("LSI schedule", "1/lambda_max(covariance of the iterates)",

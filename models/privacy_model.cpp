@@ -35,7 +35,7 @@ void check_step_size_below_inverse_smoothness(const RunSpec& spec, const char* l
     const double eta = spec.algorithm.phases[i].eta;
     if (!(eta < 1.0 / beta))
       throw SpecError(spec.algorithm.phases[i].origin + ".eta",
-                      format_number(eta),
+                      format_number(eta) + spec.algorithm.phases[i].steps_note(),
                       "must be < 1/beta = " + format_number(1.0 / beta) + " (" + lemma + ")");
   }
 }
@@ -86,7 +86,7 @@ void check_model_assumptions(const RunSpec& spec) {
     for (std::size_t i = 0; i < a.phases.size(); ++i)
       if (!(a.phases[i].eta < 1.0))
         throw SpecError(a.phases[i].origin + ".eta",
-                        format_number(a.phases[i].eta),
+                        format_number(a.phases[i].eta) + a.phases[i].steps_note(),
                         "must be < 1 for the squared loss (C21 Thm 3, Cor 2)");
   }
   switch (lsi.kind) {
@@ -164,6 +164,7 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
   }
 
   // Every step of a configured phase is the same step: one program phase each.
+  program.reserve(a.phases.size() + spec.events.size());
   for (const auto& phase : a.phases) {
     const GammaChoice gamma = phase.gamma ? GammaChoice::fixed(*phase.gamma) : spec.gamma;
     const double Sv = phase.sensitivity.value_or(a.sensitivity) / a.n;  // C21 Lemma 4: S_g / n

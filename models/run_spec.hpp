@@ -24,6 +24,16 @@ struct Phase {
   std::optional<double> gamma;
   std::optional<double> sensitivity;  ///< S_g for these steps (default: AlgorithmSpec::sensitivity)
   std::string origin = "algorithm";   ///< config table it came from, for messages
+  /// For a phase expanded from values given per step, its first step k (else -1): messages then
+  /// name the steps (steps_note), without a string kept per phase.
+  std::int64_t first_step = -1;
+
+  /// " at steps k = 17 to 19" for a phase expanded from values given per step, else "".
+  std::string steps_note() const {
+    if (first_step < 0) return "";
+    if (steps == 1) return " at step k = " + std::to_string(first_step);
+    return " at steps k = " + std::to_string(first_step) + " to " + std::to_string(first_step + steps - 1);
+  }
 
   static Phase of(std::int64_t steps, double eta, double sigma) {
     Phase p;

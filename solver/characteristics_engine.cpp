@@ -64,10 +64,10 @@ constexpr double kTransportRelativeBias = 16.0 * outward::kUnitRoundoff;
 /// This engine is exact only for coefficients that do not depend on the order.
 void require_alpha_independent(const ProgramStep& step) {
   if (step.gamma.is_field())
-    throw std::invalid_argument("gamma = \"" + step.gamma.description +
+    throw std::invalid_argument("gamma = \"" + step.gamma.description() +
                                 "\" depends on the order: use [analysis] engine = \"finite-difference\"");
   if (const auto* f = std::get_if<FunctionLsi>(&step.diffusion.lsi); f && f->depends_on_alpha)
-    throw std::invalid_argument("the LSI schedule \"" + f->description +
+    throw std::invalid_argument("the LSI schedule \"" + f->description() +
                                 "\" depends on alpha: use [analysis] engine = \"finite-difference\"");
 }
 

@@ -87,7 +87,7 @@ struct Context {
     const GammaChoice& g = step->gamma;
     const double gamma = g.is_field() ? g.field(alpha, t) : g.value;
     if (!(gamma > 0.0 && gamma <= 1.0))
-      throw std::domain_error("gamma field '" + g.description + "' gave " + std::to_string(gamma) +
+      throw std::domain_error("gamma field '" + g.description() + "' gave " + std::to_string(gamma) +
                               " at alpha = " + std::to_string(alpha) + ": it must be in (0, 1]");
     return gamma;
   }

@@ -28,7 +28,7 @@ double checked_lsi(const FunctionLsi& f, double s, double t) {
   const double c = f.c(s, t, std::numeric_limits<double>::quiet_NaN());
   if (!(c >= 0.0) || std::isinf(c)) {
     std::ostringstream msg;
-    msg << "LSI schedule '" << f.description << "' gave c = " << c << " at s = " << s
+    msg << "LSI schedule '" << f.description() << "' gave c = " << c << " at s = " << s
         << ", t = " << t << ": it must be finite and >= 0";
     throw std::domain_error(msg.str());
   }

@@ -22,7 +22,7 @@ double lsi_constant_at(const DiffusionInterval& iv, double A0, double s, double 
             const double c = f.c(s, t, alpha);
             if (!(c >= 0.0) || std::isinf(c)) {
               std::ostringstream msg;
-              msg << "LSI schedule '" << f.description << "' gave c = " << c << " at s = " << s
+              msg << "LSI schedule '" << f.description() << "' gave c = " << c << " at s = " << s
                   << ", t = " << t << ", alpha = " << alpha << ": it must be finite and >= 0";
               throw std::domain_error(msg.str());
             }
