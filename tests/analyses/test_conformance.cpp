@@ -513,7 +513,7 @@ const std::vector<Run>& all_runs() {
         {1000, 30, [](Rng& r, int) { return gd_constant(r); }},
         {2000, 45, [](Rng& r, int) { return gd_strongly_convex(r); }},
         {3000, 50, [](Rng& r, int) { return gd_recursion(r); }},
-        {4000, 30, [](Rng& r, int) { return gd_squared(r); }},
+        {4000, 40, [](Rng& r, int) { return gd_squared(r); }},
         {5000, 80, [](Rng& r, int) { return gd_quadratic(r); }},
         {6000, 40, [](Rng& r, int) { return sgd(r, BatchSampling::Partition); }},
         {7000, 40, [](Rng& r, int) { return sgd(r, BatchSampling::ShuffleOnce); }},
