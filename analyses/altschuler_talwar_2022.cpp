@@ -352,7 +352,10 @@ AnalysisResult altschuler_talwar_thm56(const TrainingRun& run) {
   if (run.steps % N != 0)
     return refused(name, citation, "needs whole epochs (the proof takes n/b | T): steps = " + std::to_string(run.steps) +
                                        " is not a multiple of n/b = " + std::to_string(N));
-  if (auto p = diameter_problem(run, "Thm 5.6")) return refused(name, citation, *p);
+  if (!run.diameter || !(*run.diameter > 0.0) || !std::isfinite(*run.diameter))
+    return refused(name, citation,
+                   "needs projection onto a convex set of finite diameter D > 0 (A&T Thm 5.6, K of diameter D); the "
+                   "run declares " + (run.diameter ? "D = " + format_number(*run.diameter) : std::string("none")));
   if (auto p = convex_smooth_problem(run)) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
   // Both windows are linear in alpha, so the one attaining the minimum is the same at every order.

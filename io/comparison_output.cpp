@@ -136,6 +136,9 @@ std::string comparison_table(const Comparison& c) {
   for (const auto& e : c.entries)
     if (e.status == AnalysisStatus::Disputed && e.result.applies)
       out << "disputed " << e.result.name << ": " << e.status_note << "\n";
+  for (const auto& e : c.entries)  // applies, yet not an upper bound on the run: say why beside it
+    if (!bounds_the_run(e.status) && e.result.applies)
+      out << status_name(e.status) << " " << e.result.name << ": " << e.status_note << "\n";
   if (!c.exact_R.empty()) {
     out << "exact divergence of the worst pair (quadratic loss; a lower bound of every valid analysis):";
     for (double r : c.exact_R) {

@@ -685,7 +685,8 @@ TEST_CASE("Thm 5.6: the entry in C21 units, and its refusals", "[at][thm56][refu
   run = run_of(1, 0.05, 1, 0.1, 1000, 100, 20005, BatchSampling::Partition, {2.0});
   CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs whole epochs"));
   run = run_of(1, 0.05, 1, std::nullopt, 1000, 100, 20000, BatchSampling::Partition, {2.0});
-  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("no diameter D"));
+  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs projection onto a convex set of finite "
+                                                                   "diameter D > 0 (A&T Thm 5.6"));
   run = run_of(1, 0.05, 1, 0.1, 1000, 300, 20000, BatchSampling::Partition, {2.0});
   CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs b to divide n"));
   run = run_of(1, 0.05, 1, 0.1, 1000, 100, 20000, BatchSampling::Partition, {2.0});
