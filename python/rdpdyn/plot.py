@@ -20,7 +20,8 @@ import sys
 import numpy as np
 
 EXIT_BAD_INPUT = 2
-# Colours of the compare statuses (README, "Every analysis of a run": published, derived, disputed, exact).
+# Colours of the compare statuses (README, "Every analysis of a run": published, derived, disputed, exact,
+# lower-bound, record-specific).
 STATUS_COLOURS = {"published": "tab:blue", "derived": "tab:green", "disputed": "tab:orange", "exact": "tab:red",
                   "lower-bound": "tab:gray", "record-specific": "tab:purple"}
 # Line styles of the closed forms, in the order the file lists them (R itself is solid).
