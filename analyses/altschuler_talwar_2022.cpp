@@ -196,6 +196,7 @@ CyclicBound bound_thm56(const Setting& st, double alpha) {
   // The record in the last batch is the worst: (j-1) x^2 + m (x + u/m)^2 = N x^2 + 2 x u + u^2/m
   // with m = N - j + 1 is largest at m = 1.
   CyclicBound out;
+  if (st.steps == 0) return out;  // no step: both runs are at the same point
   out.window = st.steps;
   out.value = thm56_window(st, alpha, N, st.steps, 0.0);
   // Thm 5.6: T-bar = ceil(D n / (L eta)); the proof takes n/b | T-bar, here rounded up.

@@ -670,6 +670,7 @@ TEST_CASE("Thm 5.6: the proof's (5.6) with its a_t, step by step, at stated numb
   const at::CyclicBound s = at::bound_thm56(short_run, 2.0);
   CHECK(s.whole_run);
   CHECK(s.value == Approx(2.0 / (2 * 0.05 * 0.05) * (490 * 1e-8 + 1e-6)).epsilon(1e-12));
+  CHECK(at::bound_thm56(setting(1, 0.05, 1, 0.1, 1000, 100, 0), 2.0).value == 0.0);
 }
 
 TEST_CASE("Thm 5.6: the entry in C21 units, and its refusals", "[at][thm56][refusal]") {
