@@ -176,6 +176,42 @@ SplitBound bound_b3(const Setting& st, double alpha, double c) {
       [c](double Q, double A) { return sc_window(Q, A, c); });
 }
 
+double thm56_window(const Setting& st, double alpha, std::int64_t j, std::int64_t window, double z0) {
+  const std::int64_t N = static_cast<std::int64_t>(st.n / st.batch);
+  if (!(N >= 1 && j >= 1 && j <= N && window >= N && window % N == 0 && z0 >= 0.0))
+    throw std::invalid_argument("thm56_window: needs 1 <= j <= n/b and a window of whole epochs");
+  // A&T Sec. 5.2, proof of Thm 5.6: a_t = x for the j-1 batches before the record's first use,
+  // x + 2 eta L/n for the next W - n/b steps, x + 2 eta L/(b (n/b - j + 1)) until T; (5.6):
+  // D_alpha <= alpha/(2 eta^2 sigma^2) sum a_t^2. (2 eta L = eta shift.)
+  const double u = st.eta * st.shift / st.batch, s = st.eta * st.shift / st.n;
+  const double x = z0 / static_cast<double>(window);
+  const double tail = static_cast<double>(N - j + 1);
+  const double sum = static_cast<double>(j - 1) * x * x +
+                     static_cast<double>(window - N) * (x + s) * (x + s) + tail * (x + u / tail) * (x + u / tail);
+  return alpha / (2.0 * st.eta * st.eta * st.sigma * st.sigma) * sum;
+}
+
+CyclicBound bound_thm56(const Setting& st, double alpha) {
+  const std::int64_t N = static_cast<std::int64_t>(st.n / st.batch);
+  // The record in the last batch is the worst: (j-1) x^2 + m (x + u/m)^2 = N x^2 + 2 x u + u^2/m
+  // with m = N - j + 1 is largest at m = 1.
+  CyclicBound out;
+  if (st.steps == 0) return out;  // no step: both runs are at the same point
+  out.window = st.steps;
+  out.value = thm56_window(st, alpha, N, st.steps, 0.0);
+  // Thm 5.6: T-bar = ceil(D n / (L eta)); the proof takes n/b | T-bar, here rounded up.
+  const double L = st.shift / 2.0;
+  const double tbar = std::ceil(st.diameter * st.n / (L * st.eta));
+  if (std::isfinite(tbar) && tbar < static_cast<double>(st.steps)) {
+    const std::int64_t W = ((static_cast<std::int64_t>(tbar) + N - 1) / N) * N;
+    if (W >= N && W < st.steps) {
+      const double v = thm56_window(st, alpha, N, W, st.diameter + st.eta * st.shift / st.batch);
+      if (v < out.value) out = {v, W, false};
+    }
+  }
+  return out;
+}
+
 double pabi_sc_full_batch(const Setting& st, double alpha, double c) {
   // Digest 4.3 [DERIVED]: A&T Prop. 5.4 with tau = 0, z_0 = 0 (same start), s_t = s; z_T = 0 means
   // sum_t c^{T-t} a_t = s (1 - c^T)/(1 - c); min sum a_t^2 (Cauchy-Schwarz, a_t ~ c^{T-t}) is
@@ -291,6 +327,44 @@ AnalysisResult altschuler_talwar_b1(const TrainingRun& run) {
                    "sigma_AT = " + format_number(st.sigma) + ", s = eta S_g/n = " + format_number(s) +
                        ", plateau once steps >= (D + s)/s = " + format_number((st.diameter + s) / s));
   for (double alpha : run.orders) r.R.push_back(at::bound_b1(st, alpha));
+  return r;
+}
+
+AnalysisResult altschuler_talwar_thm56(const TrainingRun& run) {
+  const std::string name = "altschuler-talwar-thm5.6";
+  const std::string citation =
+      std::string("Altschuler & Talwar 2022, Thm 5.6 (Sec. 5.2, Noisy-CSGD), its proof's (5.6) with the printed "
+                  "a_t, worst batch, min over the windows T and T-bar = ceil(D n/(L eta)); convex, eta <= 2/M") +
+      kUnits;
+  if (auto p = training_run_problem(run)) return refused(name, citation, *p);
+  if (run.sampling != BatchSampling::Partition && run.sampling != BatchSampling::ShuffleOnce)
+    return refused(name, citation,
+                   std::string("sampling = ") + batch_sampling_name(run.sampling) +
+                       ": Thm 5.6 is for cyclic batches in a fixed order (sampling = partition, or shuffle-once "
+                       "given its draw)");
+  if (run.adjacency != Adjacency::Replace)
+    return refused(name, citation, "adjacency = add-remove: Thm 5.6's proof compares datasets that agree on all but one "
+                                   "index (replace adjacency)");
+  const auto N = run.batches_per_epoch();
+  if (run.batch_size < 1 || N * run.batch_size != static_cast<std::int64_t>(run.n) ||
+      static_cast<double>(static_cast<std::int64_t>(run.n)) != run.n)
+    return refused(name, citation, "needs b to divide n (the proof's simplifying assumption); n = " +
+                                       format_number(run.n) + ", b = " + std::to_string(run.batch_size));
+  if (run.steps % N != 0)
+    return refused(name, citation, "needs whole epochs (the proof takes n/b | T): steps = " + std::to_string(run.steps) +
+                                       " is not a multiple of n/b = " + std::to_string(N));
+  if (!run.diameter || !(*run.diameter > 0.0) || !std::isfinite(*run.diameter))
+    return refused(name, citation,
+                   "needs projection onto a convex set of finite diameter D > 0 (A&T Thm 5.6, K of diameter D); the "
+                   "run declares " + (run.diameter ? "D = " + format_number(*run.diameter) : std::string("none")));
+  if (auto p = convex_smooth_problem(run)) return refused(name, citation, *p);
+  const auto st = at::setting_of(run);
+  // Both windows are linear in alpha, so the one attaining the minimum is the same at every order.
+  const at::CyclicBound at2 = at::bound_thm56(st, 2.0);
+  const std::string note = at2.whole_run ? "window = the whole run (tau = 0)"
+                                         : "window T-bar = " + std::to_string(at2.window) + " steps from D~ = D + eta S_g/b";
+  auto r = applied(name, citation, "n/b = " + std::to_string(N) + ", sigma_AT = " + format_number(st.sigma) + "; " + note);
+  for (double alpha : run.orders) r.R.push_back(at::bound_thm56(st, alpha).value);
   return r;
 }
 

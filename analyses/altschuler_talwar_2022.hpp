@@ -75,6 +75,29 @@ SplitBound bound_b3(const Setting& setting, double alpha, double c);
 /// x^2 - (2 + g) x + 1 = 0, g = 2 A (1 - c^2) |log c| / Q; k = log(x) / (2 |log c|). c in (0, 1).
 double sc_window(double Q, double A, double c);
 
+/// Thm 5.6 (Noisy-CSGD, cyclic batches), the display (5.6) of its proof (Sec. 5.2) with the proof's
+/// shifts a_t, the record in batch j (1-based) of N = n/b, a window of W steps (a multiple of N) that
+/// ends at T:
+///   alpha/(2 eta^2 sigma^2) [ (j-1) x^2 + (W - N)(x + s)^2 + (N-j+1)(x + u/(N-j+1))^2 ],
+/// u = eta shift/b (the record's shift, s_t of the proof), s = u/N = eta shift/n, x = z0/W with z0 the
+/// distance the window starts from: D~ = D + u (Obs. 5.7) when the window starts after step 0, 0 when
+/// it is the whole run (same start).
+double thm56_window(const Setting& setting, double alpha, std::int64_t j, std::int64_t window, double z0);
+
+/// Result of Thm 5.6: the bound and where it was attained.
+struct CyclicBound {
+  double value = 0.0;
+  std::int64_t window = 0;  ///< W: T when the whole run is the window (tau = 0), else the proof's T-bar
+  bool whole_run = true;    ///< tau = 0 (z0 = 0) attained the minimum
+};
+
+/// Thm 5.6 (A&T Sec. 5.2, proof): the worst batch position (the last, j = N: the record's final use
+/// comes last) of thm56_window, minimised over the two windows of the theorem's min{T, T-bar}: the
+/// whole run (tau = 0, z0 = 0; the (5.4) case) and, when T exceeds it, the proof's window T-bar =
+/// ceil(D n / (L eta)) (L = shift/2) rounded up to a multiple of N (the "floors/ceilings" the proof
+/// leaves), started at distance D~. Needs b | n and T a multiple of N.
+CyclicBound bound_thm56(const Setting& setting, double alpha);
+
 /// Strongly convex full-batch PABI ([DERIVED] from A&T Prop. 5.4 with tau = 0,
 /// z_0 = 0, s_t = s = eta shift / n, optimal a_t proportional to c^{T-t}):
 /// alpha s^2/(2 eta^2 sigma^2) (1 + c)(1 - c^T) / ((1 - c)(1 + c^T)). No diameter, no noise split.
@@ -95,6 +118,11 @@ AnalysisResult altschuler_talwar_b2(const TrainingRun& run);
 /// "altschuler-talwar-b3": (B.3), as (B.2) plus lambda > 0, lambda <= beta, eta < 2/beta;
 /// c = max(|1 - eta lambda|, |1 - eta beta|).
 AnalysisResult altschuler_talwar_b3(const TrainingRun& run);
+
+/// "altschuler-talwar-thm5.6": Thm 5.6 for cyclic batches (sampling = partition, or shuffle-once:
+/// given the draw a fixed cyclic order) with b | n and whole epochs; diameter, convex, eta <= 2/beta,
+/// replace adjacency.
+AnalysisResult altschuler_talwar_thm56(const TrainingRun& run);
 
 /// "pabi-strongly-convex": the derived strongly convex full-batch PABI bound above; full batch,
 /// lambda > 0, lambda <= beta, eta < 2/beta; no diameter needed.

@@ -24,9 +24,27 @@ enum class AnalysisStatus {
   /// the exact privacy of the run, computed from its two known laws (quadratic losses: Gaussians):
   /// a valid bound and the floor of every valid one
   Exact,
+  /// a lower bound on the run's exact privacy (a pair of neighbouring datasets attains it): not an
+  /// upper bound, every valid one is at or above it
+  LowerBound,
+  /// a bound for only the records its note names (e.g. those in the first batch), not for the run's
+  /// worst record: not an upper bound on the run's privacy
+  RecordSpecific,
 };
 
-/// "published", "derived", "disputed", "exact".
+/// Every status, in the order of the outputs' legends.
+inline constexpr AnalysisStatus kAllStatuses[] = {AnalysisStatus::Published, AnalysisStatus::Derived,
+                                                  AnalysisStatus::Disputed,  AnalysisStatus::Exact,
+                                                  AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific};
+
+/// Whether a result of this status bounds the privacy of every record of the run from above
+/// (exact values do; lower bounds and record-specific bounds do not). Only such results may be
+/// best, calibrated, or held to "at or above the exact divergence".
+constexpr bool bounds_the_run(AnalysisStatus s) {
+  return s != AnalysisStatus::LowerBound && s != AnalysisStatus::RecordSpecific;
+}
+
+/// "published", "derived", "disputed", "exact", "lower-bound", "record-specific".
 const char* status_name(AnalysisStatus status);
 /// One sentence for people reading a table.
 const char* status_meaning(AnalysisStatus status);

@@ -116,9 +116,16 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
                                     : "needs the squared loss |theta - x|^2/2 (algorithm.loss = \"squared\")";
   add("cor2", "C21 Cor 2", "upper-bound", squared,
       [=](double al, const C21Point& p) { return closed_forms::cor2(al, Sg, n, sigma, eta, p.steps); });
-  const std::string point = !squared.empty()              ? squared
-                            : point_initialisation(spec) ? ""
-                                                         : "needs the point initialisation theta_0 = 0 of C21 Thm 3";
+  // Thm 3's value is the divergence of two Gaussians: it needs the unprojected iterates (a projection
+  // is post-processing and could put the exact value below the stated lower bound) and two datasets
+  // of the same size n (C21's neighbours differ in one record).
+  const std::string point = !squared.empty()               ? squared
+                            : !point_initialisation(spec) ? "needs the point initialisation theta_0 = 0 of C21 Thm 3"
+                            : spec.diameter ? "needs unconstrained iterates on R^d (C21 Thm 3 has no projection); the run "
+                                              "declares a diameter D = " + format_number(*spec.diameter)
+                            : spec.adjacency != Adjacency::Replace
+                                ? "needs adjacency = replace (C21 Thm 3 compares datasets of the same size n)"
+                                : "";
   add("thm3-exact", "C21 Thm 3 (exact divergence, last equality of the proof)", "exact", point,
       [=](double al, const C21Point& p) { return closed_forms::thm3_exact(al, Sg, n, sigma, eta, p.steps); });
   add("thm3-lower", "C21 Thm 3 (stated lower bound)", "lower-bound", point,
@@ -156,5 +163,11 @@ AnalysisResult chourasia_thm2(const RunSpec& spec, const TrainingRun& run) {
 }
 AnalysisResult chourasia_cor1(const RunSpec& spec, const TrainingRun& run) { return at_last_step(spec, run, "cor1", 0.5); }
 AnalysisResult chourasia_cor2(const RunSpec& spec, const TrainingRun& run) { return at_last_step(spec, run, "cor2", 0.5); }
+AnalysisResult chourasia_thm3_exact(const RunSpec& spec, const TrainingRun& run) {
+  return at_last_step(spec, run, "thm3-exact", 0.5, "the two last iterates are Gaussians of equal covariance");
+}
+AnalysisResult chourasia_thm3_lower(const RunSpec& spec, const TrainingRun& run) {
+  return at_last_step(spec, run, "thm3-lower", 0.5, "a lower bound: no valid upper bound is below it");
+}
 
 }  // namespace rdpdyn

@@ -2,7 +2,7 @@
 // The one catalogue of the closed forms of Chourasia, Ye & Shokri 2021 ("C21", arXiv:2102.05855;
 // docs/math.md section 3), each with the check of its assumptions against a configured run.
 // `rdpdyn solve` evaluates the forms that apply at every recorded step (analyses/
-// closed_form_curves.hpp); `rdpdyn compare` registers thm2, cor1 and cor2 as analyses.
+// closed_form_curves.hpp); `rdpdyn compare` registers thm2, cor1, cor2, thm3-exact and thm3-lower as analyses.
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,5 +39,9 @@ double thm2_gamma(const RunSpec& spec);
 AnalysisResult chourasia_thm2(const RunSpec& spec, const TrainingRun& run);
 AnalysisResult chourasia_cor1(const RunSpec& spec, const TrainingRun& run);
 AnalysisResult chourasia_cor2(const RunSpec& spec, const TrainingRun& run);
+/// "chourasia-thm3-exact" and "chourasia-thm3-lower": C21 Thm 3 for the squared loss, its exact
+/// divergence (the last equality of its proof) and its stated lower bound, at the run's last step.
+AnalysisResult chourasia_thm3_exact(const RunSpec& spec, const TrainingRun& run);
+AnalysisResult chourasia_thm3_lower(const RunSpec& spec, const TrainingRun& run);
 
 }  // namespace rdpdyn

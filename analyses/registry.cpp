@@ -7,6 +7,7 @@
 #include "analyses/bok_su_altschuler_2024.hpp"
 #include "analyses/composition.hpp"
 #include "analyses/dong_roth_su_2022.hpp"
+#include "analyses/ganesh_thakurta_upadhyay_2022.hpp"
 #include "analyses/quadratic_exact_profile.hpp"
 #include "accounting/gaussian_dp.hpp"
 #include "analyses/pdi.hpp"
@@ -57,6 +58,30 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> pap
 std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> paper(SpecAnalysis f) {
   return [f](const AnalysisInput& in, std::span<const double> orders) {
     if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    return rounded(f(in.config.spec, run), run);
+  };
+}
+
+/// Adapts a paper's lower bound (the paper setting first, as paper()): rounded DOWN, the outward
+/// direction for a lower bound, by the same margin.
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> lower_bound_paper(SpecAnalysis f) {
+  return [f](const AnalysisInput& in, std::span<const double> orders) {
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    AnalysisResult r = f(in.config.spec, run);
+    for (double& x : r.R) x = outward::round_down(x, outward::recursion_margin(run.steps));
+    return r;
+  };
+}
+
+/// Adapts a Langevin paper's analysis: its own setting check replaces the paper setting (which
+/// refuses Langevin runs), then the requested orders and outward rounding as paper().
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> langevin_paper(SpecAnalysis f) {
+  return [f](const AnalysisInput& in, std::span<const double> orders) {
+    if (auto why = gtu_langevin_setting_failure(in.config.spec); !why.empty()) return refused(why);
     TrainingRun run = in.run;
     run.orders.assign(orders.begin(), orders.end());
     return rounded(f(in.config.spec, run), run);
@@ -124,6 +149,8 @@ constexpr auto P = AnalysisStatus::Published;
 constexpr auto D = AnalysisStatus::Derived;
 constexpr auto X = AnalysisStatus::Disputed;
 constexpr auto E = AnalysisStatus::Exact;
+constexpr auto L = AnalysisStatus::LowerBound;
+constexpr auto R = AnalysisStatus::RecordSpecific;
 
 std::vector<Analysis> build_registry() {
   const std::string at_gap =
@@ -135,6 +162,11 @@ std::vector<Analysis> build_registry() {
        paper(chourasia_thm2)},
       {"chourasia-cor1", "C21 (arXiv:2102.05855) Cor 1", P, "", true, paper(chourasia_cor1)},
       {"chourasia-cor2", "C21 (arXiv:2102.05855) Cor 2", P, "", true, paper(chourasia_cor2)},
+      {"chourasia-thm3-exact", "C21 (arXiv:2102.05855) Thm 3, the exact divergence (last equality of its proof)", E,
+       "docs/analyses.md, \"chourasia-thm3-exact, chourasia-thm3-lower\"", true, paper(chourasia_thm3_exact)},
+      {"chourasia-thm3-lower", "C21 (arXiv:2102.05855) Thm 3, the stated lower bound", L,
+       "docs/analyses.md, \"chourasia-thm3-exact, chourasia-thm3-lower\": a lower bound, never an upper one", true,
+       lower_bound_paper(chourasia_thm3_lower)},
       {"ye-shokri-thm3.3", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 3.3, eq. (91); Thm D.4, eq. (80)", P, "", true,
        paper(ye_shokri::thm3_3)},
       {"ye-shokri-thm3.3-shifted",
@@ -147,6 +179,16 @@ std::vector<Analysis> build_registry() {
        "docs/analyses.md, \"ye-shokri-thm4.2-mixture\"", true, paper(ye_shokri::thm4_2_mixture)},
       {"ye-shokri-thm4.3", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.3, eqs. (147)-(150)", P, "", true,
        paper(ye_shokri::thm4_3)},
+      {"ye-shokri-d5-last-batch",
+       "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111), App. D.6 (YS22 ref. [5], Balle, Barthe, Gaboardi & Geumlek 2019, "
+       "Thm 5), last batch",
+       P, "", true, paper(ye_shokri::d5_last_batch)},
+      {"ye-shokri-d5-first-batch",
+       "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111), App. D.6 (YS22 ref. [5], Balle, Barthe, Gaboardi & Geumlek 2019, "
+       "Thm 5), first batch",
+       R, "holds only for the records of the first batch (YS22 Figure 1's lower Balle curve); docs/analyses.md, "
+          "\"ye-shokri-d5-last-batch, ye-shokri-d5-first-batch\"",
+       true, paper(ye_shokri::d5_first_batch)},
       {"ye-shokri-d6", "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6, eq. (112)", P, "", true, paper(ye_shokri::d6)},
       {"ye-shokri-d6-optimal-split", "derived from Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6, recursion (122)", D,
        "docs/analyses.md, \"ye-shokri-d6-optimal-split\"", true, paper(ye_shokri::d6_optimal_split)},
@@ -156,8 +198,14 @@ std::vector<Analysis> build_registry() {
        disputed_only_when_sampled(altschuler_talwar_b2)},
       {"altschuler-talwar-b3", "Altschuler & Talwar 2022 (arXiv:2205.13710) eq. (B.3)", X, at_gap, true,
        disputed_only_when_sampled(altschuler_talwar_b3)},
+      {"altschuler-talwar-thm5.6",
+       "Altschuler & Talwar 2022 (arXiv:2205.13710) Thm 5.6, the display (5.6) of its proof (cyclic batches)", P, "",
+       true, paper(altschuler_talwar_thm56)},
       {"pabi-strongly-convex", "derived from Altschuler & Talwar 2022 (arXiv:2205.13710) Prop. 5.4", D,
        "docs/analyses.md, \"pabi-strongly-convex\"", true, paper(pabi_strongly_convex)},
+      {"ganesh-lemma-c1",
+       "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma C.1 (path-level bound of the Langevin diffusion)", P,
+       "", true, langevin_paper(ganesh_lemma_c1)},
       {"composition-gaussian", "Mironov 2017 (arXiv:1702.07476) Prop. 1 and 7", P, "", true,
        accountant(composition_gaussian)},
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "",
@@ -185,6 +233,8 @@ const char* status_name(AnalysisStatus status) {
     case AnalysisStatus::Derived: return "derived";
     case AnalysisStatus::Disputed: return "disputed";
     case AnalysisStatus::Exact: return "exact";
+    case AnalysisStatus::LowerBound: return "lower-bound";
+    case AnalysisStatus::RecordSpecific: return "record-specific";
   }
   return "unknown";
 }
@@ -197,6 +247,12 @@ const char* status_meaning(AnalysisStatus status) {
     case AnalysisStatus::Exact:
       return "the run's exact privacy from its two known last-iterate laws: no valid bound is below it; never best "
              "(best is the tightest analysis)";
+    case AnalysisStatus::LowerBound:
+      return "a lower bound on the run's exact privacy, not an upper bound: every valid bound is at or above it; "
+             "never best, never calibrated";
+    case AnalysisStatus::RecordSpecific:
+      return "a bound for only the records its note names (e.g. the first batch), not for every record: not a "
+             "bound on the run's privacy; never best, never calibrated";
   }
   return "";
 }

@@ -185,7 +185,8 @@ class Curve {
           throw SpecError("--analysis", "\"" + request_.analysis + "\"",
                           "has status " + std::string(status_name(a->status_of(r))) +
                               ": calibrate uses only bounds that best may use (a disputed one with "
-                              "report.include_disputed = true; an exact value is not a certified bound)");
+                              "report.include_disputed = true; an exact value is not a certified bound; a lower bound "
+                              "or a bound for some records only is not a bound on the run)");
         continue;
       }
       applying.push_back(a);

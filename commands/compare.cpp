@@ -47,8 +47,9 @@ RdpAtOrders rdp_at_any_order(const Analysis& analysis, const AnalysisResult& res
 }  // namespace
 
 bool eligible_for_best(AnalysisStatus status, bool include_disputed) {
-  // The exact profile is the floor the analyses are measured against, not one of them.
-  if (status == AnalysisStatus::Exact) return false;
+  // The exact profile is the floor the analyses are measured against, not one of them; a lower
+  // bound or a bound for some records only is not an upper bound on the run at all.
+  if (status == AnalysisStatus::Exact || !bounds_the_run(status)) return false;
   return status != AnalysisStatus::Disputed || include_disputed;
 }
 

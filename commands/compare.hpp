@@ -53,7 +53,8 @@ struct Comparison {
 };
 
 /// Whether an entry may enter `best`: published and derived always, disputed only when included,
-/// exact never (it is the floor the analyses are measured against, reported beside `best`).
+/// exact never (it is the floor the analyses are measured against, reported beside `best`), nor a
+/// lower bound or a record-specific bound (not upper bounds on the run; bounds_the_run).
 bool eligible_for_best(AnalysisStatus status, bool include_disputed);
 
 /// epsilon of one valid entry at `delta`. A Gaussian-DP entry (result.mu set): the exact mu-GDP

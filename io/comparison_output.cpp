@@ -61,10 +61,8 @@ std::string comparison_to_json(const Comparison& c) {
                              {"best_recorded_order", number_or_null(e.best_recorded_order)},
                              {"epsilon_orders", e.epsilon_orders.empty() ? nlohmann::json() : nlohmann::json(e.epsilon_orders)}});
   j["include_disputed"] = c.include_disputed;
-  j["statuses"] = {{"published", status_meaning(AnalysisStatus::Published)},
-                   {"derived", status_meaning(AnalysisStatus::Derived)},
-                   {"disputed", status_meaning(AnalysisStatus::Disputed)},
-                   {"exact", status_meaning(AnalysisStatus::Exact)}};
+  j["statuses"] = nlohmann::json::object();
+  for (AnalysisStatus s : kAllStatuses) j["statuses"][status_name(s)] = status_meaning(s);
   j["best"] = {{"name", c.best_name},
                {"status", c.best_name.empty() ? nlohmann::json() : nlohmann::json(status_name(c.best_status))},
                {"R", numbers(c.best_R)},
@@ -80,7 +78,7 @@ std::string comparison_to_json(const Comparison& c) {
 std::string comparison_table(const Comparison& c) {
   std::ostringstream out;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-30s %-9s %-9s", "analysis", "status", "applies");
+  std::snprintf(buf, sizeof buf, "%-30s %-15s %-9s", "analysis", "status", "applies");
   out << buf;
   for (double a : c.orders) {
     std::snprintf(buf, sizeof buf, " %12s", ("R@" + format_number(a)).c_str());
@@ -89,7 +87,7 @@ std::string comparison_table(const Comparison& c) {
   out << "           mu" << (c.delta ? "      epsilon" : "") << "\n";
   for (const auto& e : c.entries) {
     const bool best = e.result.applies && e.result.name == c.best_name;
-    std::snprintf(buf, sizeof buf, "%-30s %-9s %-9s", (e.result.name + (best ? " *" : "")).c_str(),
+    std::snprintf(buf, sizeof buf, "%-30s %-15s %-9s", (e.result.name + (best ? " *" : "")).c_str(),
                   status_name(e.status), e.result.applies ? "yes" : "no");
     out << buf;
     if (e.result.applies) {
@@ -129,14 +127,18 @@ std::string comparison_table(const Comparison& c) {
   if (!c.best_name.empty() && c.best_status == AnalysisStatus::Disputed)
     out << "WARNING: the tightest bound, " << c.best_name << ", is DISPUTED (a suspected gap in its proof; see below); "
            "without include_disputed it would not be best\n";
-  out << "status: published = " << status_meaning(AnalysisStatus::Published) << "; derived = "
-      << status_meaning(AnalysisStatus::Derived) << "; disputed = " << status_meaning(AnalysisStatus::Disputed)
-      << "; exact = " << status_meaning(AnalysisStatus::Exact) << "\n";
+  out << "status:";
+  for (AnalysisStatus s : kAllStatuses)
+    out << (s == kAllStatuses[0] ? " " : "; ") << status_name(s) << " = " << status_meaning(s);
+  out << "\n";
   out << "mu: Gaussian-DP parameter of the f-DP entries (R = alpha mu^2/2; epsilon by the exact mu-GDP profile, "
          "Dong, Roth & Su 2022 Cor 2.13)\n";
   for (const auto& e : c.entries)
     if (e.status == AnalysisStatus::Disputed && e.result.applies)
       out << "disputed " << e.result.name << ": " << e.status_note << "\n";
+  for (const auto& e : c.entries)  // applies, yet not an upper bound on the run: say why beside it
+    if (!bounds_the_run(e.status) && e.result.applies)
+      out << status_name(e.status) << " " << e.result.name << ": " << e.status_note << "\n";
   if (!c.exact_R.empty()) {
     out << "exact divergence of the worst pair (quadratic loss; a lower bound of every valid analysis):";
     for (double r : c.exact_R) {
@@ -223,11 +225,11 @@ std::string analysis_registry_table() {
   std::ostringstream out;
   char buf[512];
   for (const auto& a : analysis_registry()) {
-    std::snprintf(buf, sizeof buf, "%-28s %-9s %s\n", a.name.c_str(), status_name(a.status), a.citation.c_str());
+    std::snprintf(buf, sizeof buf, "%-28s %-15s %s\n", a.name.c_str(), status_name(a.status), a.citation.c_str());
     out << buf;
-    if (!a.status_note.empty()) out << std::string(39, ' ') << a.status_note << "\n";
+    if (!a.status_note.empty()) out << std::string(45, ' ') << a.status_note << "\n";
   }
-  for (auto s : {AnalysisStatus::Published, AnalysisStatus::Derived, AnalysisStatus::Disputed, AnalysisStatus::Exact})
+  for (auto s : kAllStatuses)
     out << status_name(s) << ": " << status_meaning(s) << "\n";
   return out.str();
 }

@@ -23,6 +23,15 @@ inline double at_sigma_from_c21(double sigma_c21, double eta) {
   return sigma_c21 * std::sqrt(2.0 / eta);
 }
 
+/// C21 Langevin diffusion dTheta = -grad L ds + sqrt(2 sigma^2) dW_s -> the diffusion of Ganesh,
+/// Thakurta & Upadhyay 2022 (arXiv:2204.01585, eq. (1)), dtheta = -beta grad L dt + sqrt(2) dW_t, at a
+/// constant inverse temperature beta: the same laws with beta = 1/sigma^2 and time t = sigma^2 s
+/// (s = beta t; docs/math.md section 1.4). Their Delta bounds the gradient difference of the
+/// averaged loss: Delta = S_g / n.
+inline double gtu_beta_from_c21_sigma(double sigma_c21) { return 1.0 / (sigma_c21 * sigma_c21); }
+inline double gtu_time_from_c21(double time_c21, double sigma_c21) { return sigma_c21 * sigma_c21 * time_c21; }
+inline double gtu_delta_from_c21(double sensitivity_g, double n) { return sensitivity_g / n; }
+
 /// A&T sigma -> C21 sigma, the inverse of at_sigma_from_c21.
 inline double c21_sigma_from_at(double sigma_at, double eta) {
   return sigma_at * std::sqrt(eta / 2.0);

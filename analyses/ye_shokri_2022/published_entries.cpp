@@ -85,6 +85,44 @@ AnalysisResult thm4_3(const TrainingRun& run) {
   return r;
 }
 
+namespace {
+
+/// YS22 Thm D.5 at the first (j0 = 0) or the last (j0 = n/b - 1) batch.
+AnalysisResult d5(const TrainingRun& run, bool last) {
+  AnalysisResult r;
+  r.name = last ? "ye-shokri-d5-last-batch" : "ye-shokri-d5-first-batch";
+  r.citation = std::string("Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111) (their ref. [5], Balle, "
+                           "Barthe, Gaboardi & Geumlek 2019, Thm 5), composed over epochs (App. D.6), ") +
+               (last ? "last batch j0 = n/b - 1" : "first batch j0 = 0");
+  if (auto v = common_violation(run)) return refuse(r, *v);
+  if (run.sampling != BatchSampling::Partition && run.sampling != BatchSampling::ShuffleOnce)
+    return refuse(r, std::string("needs sampling = partition or shuffle-once (Thm D.5 conditions on a fixed sequence "
+                                 "of partitioned mini-batches); the run uses ") +
+                         batch_sampling_name(run.sampling));
+  if (auto v = partition_violation(run, "Thm D.5")) return refuse(r, *v);
+  if (auto v = whole_epochs_violation(run, "Thm D.5", "")) return refuse(r, *v);
+  if (!(run.lambda > 0.0))
+    return refuse(r, "needs lambda > 0 (Thm D.5 is stated for lambda-strongly convex losses); lambda = " + fmt(run.lambda));
+  if (!(run.eta <= 2.0 / (run.beta + run.lambda)))
+    return refuse(r, "needs eta <= 2/(beta + lambda) = " + fmt(2.0 / (run.beta + run.lambda)) + " (Thm D.5); eta = " +
+                         fmt(run.eta));
+  const std::int64_t N = run.batches_per_epoch();
+  const std::int64_t K = run.steps / N;
+  const double p = balle_contraction(run.eta, run.beta, run.lambda);
+  const double w = step_cost(run, static_cast<double>(run.batch_size));
+  const double units = last ? d5_last_batch_units(N, K, p) : d5_first_batch_units(N, K, p);
+  for (double a : run.orders) r.R.push_back(a * w * units);
+  r.applies = true;
+  r.reason = "K = " + std::to_string(K) + " epoch(s) of n/b = " + std::to_string(N) + " batches, p = " + fmt(p) +
+             ": R/alpha = " + fmt(w * units) + (last ? "" : "; holds only for the records of the first batch");
+  return r;
+}
+
+}  // namespace
+
+AnalysisResult d5_last_batch(const TrainingRun& run) { return d5(run, true); }
+AnalysisResult d5_first_batch(const TrainingRun& run) { return d5(run, false); }
+
 AnalysisResult d6(const TrainingRun& run) {
   AnalysisResult r;
   r.name = "ye-shokri-d6";

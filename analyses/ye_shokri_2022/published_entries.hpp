@@ -23,6 +23,14 @@ AnalysisResult thm4_2(const TrainingRun& run);
 /// "ye-shokri-thm4.3": YS22 Thm 4.3, eqs. (147)-(150): sampling = per-step, eta < 2/(lambda + beta).
 AnalysisResult thm4_3(const TrainingRun& run);
 
+/// "ye-shokri-d5-last-batch" and "ye-shokri-d5-first-batch": Balle et al. 2019 Thm 5 as YS22
+/// translates it (Thm D.5, eq. (111), composed over epochs in App. D.6, the Balle curves of YS22
+/// Figure 1): a fixed partition (or one drawn once), whole epochs, b | n, n/b >= 2, lambda > 0,
+/// eta < 2/(lambda + beta). The last batch is the worst position (eq. (111) is largest at j0 = n/b - 1),
+/// so its value bounds every record; the first-batch value holds only for the records of the first batch.
+AnalysisResult d5_last_batch(const TrainingRun& run);
+AnalysisResult d5_first_batch(const TrainingRun& run);
+
 /// "ye-shokri-d6": YS22 Thm D.6, eq. (112): full batch b = n, eta < 1/beta, lambda > 0.
 AnalysisResult d6(const TrainingRun& run);
 

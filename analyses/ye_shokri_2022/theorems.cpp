@@ -68,6 +68,34 @@ double thmD4_units(std::int64_t N, std::int64_t K, std::int64_t j0) {
   return static_cast<double>(K - 1) / static_cast<double>(N) + 1.0 / static_cast<double>(N - j0);
 }
 
+double balle_contraction(double eta, double beta, double lambda) {
+  require(eta > 0.0 && beta > 0.0 && lambda >= 0.0 && lambda <= beta && eta <= 2.0 / (beta + lambda),
+          "Thm D.5 needs eta in (0, 2/(beta + lambda)] and 0 <= lambda <= beta");
+  // YS22 Thm D.5, eq. (111): 1 - 2 eta beta lambda / (beta + lambda).
+  return 1.0 - 2.0 * eta * beta * lambda / (beta + lambda);
+}
+
+double d5_epoch_units(std::int64_t N, std::int64_t j0, double p) {
+  require(N >= 2 && j0 >= 0 && j0 < N && p >= 0.0 && p <= 1.0, "Thm D.5 needs n/b >= 2, 0 <= j0 < n/b, 0 <= p <= 1");
+  // YS22 Thm D.5, eq. (111), over alpha w = alpha 2 (L/b)^2 / (2 eta sigma^2) with L -> eta S_g / 2.
+  if (j0 == N - 1) return 1.0;
+  const double m = static_cast<double>(N - j0);
+  return std::pow(p, m / 2.0) / (m - 1.0);
+}
+
+double d5_first_batch_units(std::int64_t N, std::int64_t K, double p) {
+  require(K >= 1, "Thm D.5 needs K >= 1 epochs");
+  // YS22 App. D.6 (after (111)): K epochs composed, the record in the first batch of each.
+  return static_cast<double>(K) * d5_epoch_units(N, 0, p);
+}
+
+double d5_last_batch_units(std::int64_t N, std::int64_t K, double p) {
+  require(K >= 1, "Thm D.5 needs K >= 1 epochs");
+  // YS22 App. D.6 (after (111)): K - 1 windows of n/b steps that start at the record's batch (the
+  // first-batch value each), then its last use alone.
+  return static_cast<double>(K - 1) * d5_epoch_units(N, 0, p) + d5_epoch_units(N, N - 1, p);
+}
+
 double mixture_over_batches(double alpha, std::span<const double> units, double w) {
   require(alpha > 1.0 && !units.empty(), "mixture needs alpha > 1 and at least one batch");
   // YS22 Lemma 4.1, eq. (133), with p(i0 in B^{j0}) = b/n (139)-(140).

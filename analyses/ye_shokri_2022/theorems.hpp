@@ -20,6 +20,19 @@ double thm33_units(std::int64_t N, std::int64_t K, std::int64_t j0, double q);
 /// YS22 Thm D.4, eq. (80), divided by alpha w (fixed partition, convex): (K-1)/N + 1/(N - j0).
 double thmD4_units(std::int64_t N, std::int64_t K, std::int64_t j0);
 
+/// p = 1 - 2 eta beta lambda / (beta + lambda): the factor of Balle et al. 2019 Thm 5 as YS22
+/// Thm D.5, eq. (111) prints it (eta <= 2/(beta + lambda), so 0 <= p <= 1).
+double balle_contraction(double eta, double beta, double lambda);
+
+/// YS22 Thm D.5, eq. (111), divided by alpha w: one epoch, the record in batch j0 of N.
+/// 1 for j0 = N - 1; p^{(N - j0)/2} / (N - j0 - 1) for j0 = 0, ..., N - 2.
+double d5_epoch_units(std::int64_t N, std::int64_t j0, double p);
+
+/// YS22 App. D.6, the text after eq. (111), divided by alpha w: (111) composed over K epochs.
+/// First batch (j0 = 0): K p^{N/2} / (N - 1). Last batch (j0 = N - 1): (K - 1) p^{N/2} / (N - 1) + 1.
+double d5_first_batch_units(std::int64_t N, std::int64_t K, double p);
+double d5_last_batch_units(std::int64_t N, std::int64_t K, double p);
+
 /// YS22 Lemma 4.1, eq. (133), over a uniformly random batch index (probability b/n each,
 /// (139)-(140)): (1/(alpha-1)) log Avg_j0 exp((alpha-1) alpha w units[j0]), for any per-batch
 /// bounds `units` (R/(alpha w)).

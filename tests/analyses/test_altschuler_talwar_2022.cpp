@@ -615,3 +615,85 @@ TEST_CASE("Sampling amplification needs norm-bounded per-record gradients, decla
   whole.gradients_norm_bounded = false;
   CHECK(altschuler_talwar_b2(whole).applies);
 }
+
+// ----------------------------------------------------------------------------------------------
+// Thm 5.6 (cyclic batches)
+
+namespace {
+
+// The proof of Thm 5.6 step by step (A&T Sec. 5.2): the record i* in batch j (1-based) of N, the
+// window t = tau+1..T, the printed a_t, the shifts s_t = (2 eta L/b) 1[i* in B_t] (cyclic batches
+// from step 0); z_t = z0 + sum (s - a) must stay >= 0 and end at 0 (Prop. 3.2), then (5.6).
+double thm56_by_steps(double alpha, double sigma, double eta, double L, double n, double b, std::int64_t T,
+                      std::int64_t j, std::int64_t W, double z0) {
+  const auto N = static_cast<std::int64_t>(n / b);
+  const std::int64_t tau = T - W;
+  const double x = z0 / static_cast<double>(W);
+  const double last_share = 2 * eta * L / (b * static_cast<double>(N - j + 1));
+  double z = z0, sum = 0;
+  for (std::int64_t t = tau + 1; t <= T; ++t) {
+    const std::int64_t k = t - tau;  // 1..W
+    const double a = k <= j - 1 ? x : k <= j - 1 + (W - N) ? x + 2 * eta * L / n : x + last_share;
+    const bool uses = (t - 1) % N == j - 1;  // step t updates with batch B_{t-1}
+    z += (uses ? 2 * eta * L / b : 0.0) - a;
+    CHECK(z >= -1e-12);
+    sum += a * a;
+  }
+  CHECK(std::abs(z) <= 1e-12);
+  return alpha / (2 * eta * eta * sigma * sigma) * sum;
+}
+
+}  // namespace
+
+TEST_CASE("Thm 5.6: the proof's (5.6) with its a_t, step by step, at stated numbers", "[at][thm56]") {
+  // sigma_AT = 1, eta = 0.05, L = 1, D = 0.1, n = 1000, b = 100 (N = 10), alpha = 2.
+  // T-bar = ceil(D n/(L eta)) = 2000; D~ = D + 2 eta L/b = 0.101.
+  const auto st = setting(1, 0.05, 1, 0.1, 1000, 100, 20000);
+  for (std::int64_t j : {1, 4, 10}) {
+    INFO("j = " << j);
+    CHECK(at::thm56_window(st, 2.0, j, 2000, 0.101) ==
+          Approx(thm56_by_steps(2.0, 1, 0.05, 1, 1000, 100, 20000, j, 2000, 0.101)).epsilon(1e-10));
+    CHECK(at::thm56_window(st, 2.0, j, 20000, 0.0) ==
+          Approx(thm56_by_steps(2.0, 1, 0.05, 1, 1000, 100, 20000, j, 20000, 0.0)).epsilon(1e-10));
+    CHECK(at::thm56_window(st, 2.0, j, 2000, 0.101) <= at::thm56_window(st, 2.0, 10, 2000, 0.101));
+  }
+  // By hand (python3): x = 0.101/2000, s = 1e-4, u = 1e-3:
+  // (9 x^2 + 1990 (x + s)^2 + (x + u)^2) / (2 * 0.05^2) * 2 = 0.0184802 (window T-bar),
+  // ((20000 - 10) s^2 + u^2) / 0.005 * 2 = 0.08036 (the whole run).
+  const at::CyclicBound b = at::bound_thm56(st, 2.0);
+  CHECK_FALSE(b.whole_run);
+  CHECK(b.window == 2000);
+  CHECK(b.value == Approx(0.0184802).epsilon(1e-12));
+  CHECK(at::thm56_window(st, 2.0, 10, 20000, 0.0) == Approx(0.08036).epsilon(1e-12));
+  // Short runs (T <= T-bar): the whole run, no diameter term; the (5.4) shape 1/b^2 + T/n^2.
+  const auto short_run = setting(1, 0.05, 1, 0.1, 1000, 100, 500);
+  const at::CyclicBound s = at::bound_thm56(short_run, 2.0);
+  CHECK(s.whole_run);
+  CHECK(s.value == Approx(2.0 / (2 * 0.05 * 0.05) * (490 * 1e-8 + 1e-6)).epsilon(1e-12));
+  CHECK(at::bound_thm56(setting(1, 0.05, 1, 0.1, 1000, 100, 0), 2.0).value == 0.0);
+}
+
+TEST_CASE("Thm 5.6: the entry in C21 units, and its refusals", "[at][thm56][refusal]") {
+  auto run = run_of(1, 0.05, 1, 0.1, 1000, 100, 20000, BatchSampling::Partition, {2.0});
+  const AnalysisResult r = altschuler_talwar_thm56(run);
+  REQUIRE(r.applies);
+  CHECK(r.R[0] == Approx(0.0184802).epsilon(1e-10));
+  CHECK_THAT(r.reason, Catch::Contains("window T-bar = 2000"));
+  run.sampling = BatchSampling::ShuffleOnce;
+  CHECK(altschuler_talwar_thm56(run).applies);
+  run.sampling = BatchSampling::PerStep;
+  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("sampling = per-step: Thm 5.6 is for cyclic batches"));
+  run = run_of(1, 0.05, 1, 0.1, 1000, 100, 20005, BatchSampling::Partition, {2.0});
+  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs whole epochs"));
+  run = run_of(1, 0.05, 1, std::nullopt, 1000, 100, 20000, BatchSampling::Partition, {2.0});
+  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs projection onto a convex set of finite "
+                                                                   "diameter D > 0 (A&T Thm 5.6"));
+  run = run_of(1, 0.05, 1, 0.1, 1000, 300, 20000, BatchSampling::Partition, {2.0});
+  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs b to divide n"));
+  run = run_of(1, 0.05, 1, 0.1, 1000, 100, 20000, BatchSampling::Partition, {2.0});
+  run.beta = 50.0;
+  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("eta = 0.05 > 2/beta = 0.04"));
+  run.beta = 20.0;
+  run.adjacency = Adjacency::AddRemove;
+  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("adjacency = add-remove"));
+}

@@ -4,7 +4,11 @@
 
 #include "analyses/chourasia_2021_closed_forms.hpp"
 #include "analyses/closed_form_curves.hpp"
+#include "analyses/analysis.hpp"
+#include "commands/compare.hpp"
+#include "models/privacy_model.hpp"
 #include "numerics/outward_rounding.hpp"
+#include "solver/characteristics_engine.hpp"
 
 using namespace rdpdyn;
 
@@ -105,4 +109,92 @@ TEST_CASE("Closed-form rows of solve, one record at a time: the catalogue at K a
   }
   CHECK(rows.rows()[4][1] == closed_forms::thm3_exact(10.0, Sg, n, sigma, eta, 1000.0));
   CHECK_THROWS_AS(rows.evaluate(999, eta * 999), std::invalid_argument);  // records come in step order
+}
+
+// ----------------------------------------------------------------------------------------------
+// The registry entries chourasia-thm3-exact and chourasia-thm3-lower.
+
+namespace {
+
+/// Squared loss, theta_0 = 0: n = 100, S_g = 2, K = 50 steps of eta = 0.1, sigma = 0.5.
+RunConfig squared_run() {
+  RunConfig c;
+  RunSpec& s = c.spec;
+  s.algorithm.kind = AlgorithmKind::NoisyGd;
+  s.algorithm.loss = LossKind::Squared;
+  s.algorithm.n = 100;
+  s.algorithm.sensitivity = 2.0;
+  s.algorithm.phases = {Phase::of(50, 0.1, 0.5)};
+  s.lsi = LsiSpec::squared_loss();
+  s.orders = {2.0, 8.0};
+  return c;
+}
+
+AnalysisResult assess_entry(const RunConfig& c, const std::string& name) {
+  static const EngineRegistry no_engines;
+  const TrainingRun run = training_run_of(c.spec);
+  return find_analysis(name)->assess({c, run, no_engines}, c.spec.orders);
+}
+
+}  // namespace
+
+TEST_CASE("chourasia-thm3-exact and -lower: C21 Thm 3 at stated numbers, statuses, rounding", "[closed-form][registry]") {
+  // C21 Thm 3 with alpha = 2, S_g = 2, n = 100, sigma = 0.5, eta = 0.1, K = 50 (python3, the
+  // formulas as printed): exact alpha S_g^2/(4 sigma^2 n^2) (2-eta)(1-(1-eta)^K)/(1+(1-eta)^K)
+  // = 0.0015044128560060162; lower alpha S_g^2/(4 sigma^2 n^2)(1 - e^{-eta K}) = 0.0007946096424007316.
+  const RunConfig c = squared_run();
+  const AnalysisResult ex = assess_entry(c, "chourasia-thm3-exact");
+  const AnalysisResult lo = assess_entry(c, "chourasia-thm3-lower");
+  REQUIRE(ex.applies);
+  REQUIRE(lo.applies);
+  CHECK(ex.R[0] == Approx(0.0015044128560060162).epsilon(1e-13));
+  CHECK(lo.R[0] == Approx(0.0007946096424007316).epsilon(1e-13));
+  CHECK(ex.R[1] == Approx(4 * 0.0015044128560060162).epsilon(1e-13));  // linear in alpha
+  // Outward: the exact value rounded up, the lower bound rounded down.
+  CHECK(ex.R[0] >= closed_forms::thm3_exact(2.0, 2.0, 100, 0.5, 0.1, 50));
+  CHECK(lo.R[0] < closed_forms::thm3_lower(2.0, 2.0, 100, 0.5, 0.1, 50));
+  CHECK(find_analysis("chourasia-thm3-exact")->status == AnalysisStatus::Exact);
+  CHECK(find_analysis("chourasia-thm3-lower")->status == AnalysisStatus::LowerBound);
+  CHECK(std::string(status_name(AnalysisStatus::LowerBound)) == "lower-bound");
+  CHECK_FALSE(bounds_the_run(AnalysisStatus::LowerBound));
+  CHECK_FALSE(eligible_for_best(AnalysisStatus::LowerBound, true));
+}
+
+TEST_CASE("chourasia-thm3-lower is never best and lies below every bound compare reports", "[closed-form][registry]") {
+  EngineRegistry engines;
+  engines.add(make_characteristics_engine());
+  const Comparison cmp = run_comparison(squared_run(), engines);
+  const ComparisonEntry* lower = nullptr;
+  for (const auto& e : cmp.entries)
+    if (e.result.name == "chourasia-thm3-lower") lower = &e;
+  REQUIRE(lower);
+  REQUIRE(lower->result.applies);
+  CHECK(lower->status == AnalysisStatus::LowerBound);
+  REQUIRE(!cmp.best_name.empty());
+  CHECK(cmp.best_name != "chourasia-thm3-lower");
+  CHECK(cmp.best_name != "chourasia-thm3-exact");
+  for (std::size_t j = 0; j < cmp.best_R.size(); ++j) CHECK(lower->result.R[j] < cmp.best_R[j]);
+}
+
+TEST_CASE("chourasia-thm3-exact and -lower refusals name the failing assumption", "[closed-form][registry][refusal]") {
+  for (const char* name : {"chourasia-thm3-exact", "chourasia-thm3-lower"}) {
+    INFO(name);
+    RunConfig c = squared_run();
+    c.spec.algorithm.loss = LossKind::Generic;
+    c.spec.lsi = LsiSpec::constant(1.0);
+    CHECK_THAT(assess_entry(c, name).reason, Catch::Contains("needs the squared loss"));
+    c = squared_run();
+    c.spec.diameter = 3.0;
+    CHECK_THAT(assess_entry(c, name).reason, Catch::Contains("needs unconstrained iterates"));
+    c = squared_run();
+    c.spec.adjacency = Adjacency::AddRemove;
+    CHECK_THAT(assess_entry(c, name).reason, Catch::Contains("needs adjacency = replace"));
+    c = squared_run();
+    c.spec.lsi = LsiSpec::recursion(1.0, 1.0, 4.0);  // a Gaussian start N(0, 1/4)
+    CHECK_THAT(assess_entry(c, name).reason, Catch::Contains("point initialisation theta_0 = 0"));
+    c = squared_run();
+    c.spec.initial = LinearCurve{0.1};
+    CHECK_THAT(assess_entry(c, name).reason, Catch::Contains("identical initial laws"));
+    CHECK_FALSE(assess_entry(c, name).applies);
+  }
 }

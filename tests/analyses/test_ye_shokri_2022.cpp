@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "analyses/analysis.hpp"
+#include "commands/compare.hpp"
 #include "models/noise_units.hpp"
 #include "analyses/ye_shokri_2022/derived_entries.hpp"
 #include "analyses/ye_shokri_2022/lemma32_transport.hpp"
@@ -907,4 +909,62 @@ TEST_CASE("refusals name the failing assumption and the run's values", "[ye-shok
   CHECK_THROWS(ys::thm33_units(1, 1, 0, 0.9));
   CHECK_THROWS(ys::epoch_start_units(0, 0.9));
   CHECK_THROWS(ys::d6_recursion_units(10, 0.9, 0.0));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Thm D.5 (Balle et al.'s Thm 5 as YS22 translates it), first and last batch.
+
+TEST_CASE("Thm D.5: the printed first- and last-batch bounds at stated numbers", "[ye-shokri][d5]") {
+  // YS22 App. D.6, after eq. (111), with n = 1000, b = 100 (n/b = 10), K = 3 epochs, eta = 0.1,
+  // beta = 2, lambda = 0.5, sigma = 1, S_g = 2, alpha = 2 (python3, the formulas as printed):
+  //   p = 1 - 2 eta beta lambda/(beta + lambda) = 0.92;
+  //   first batch alpha eta S_g^2/(4 (n/b - 1) b^2 sigma^2) p^{n/(2b)} K = 4.393876821333335e-06;
+  //   last batch  alpha eta S_g^2/(4 (n/b - 1) b^2 sigma^2) p^{n/(2b)} (K - 1) + alpha eta S_g^2/(4 b^2 sigma^2)
+  //              = 2.2929251214222225e-05.
+  CHECK(ys::balle_contraction(0.1, 2.0, 0.5) == Approx(0.92).epsilon(1e-15));
+  CHECK(ys::d5_first_batch_units(10, 3, 0.92) == Approx(0.2196938410666667).epsilon(1e-14));
+  CHECK(ys::d5_last_batch_units(10, 3, 0.92) == Approx(1.1464625607111112).epsilon(1e-14));
+  TrainingRun run = base_run();
+  run.n = 1000;
+  run.batch_size = 100;
+  run.steps = 30;
+  run.eta = 0.1;
+  run.beta = 2.0;
+  run.lambda = 0.5;
+  run.sigma = 1.0;
+  run.sensitivity = 2.0;
+  run.orders = {2.0};
+  const AnalysisResult first = ys::d5_first_batch(run), last = ys::d5_last_batch(run);
+  REQUIRE(first.applies);
+  REQUIRE(last.applies);
+  CHECK(first.R[0] == Approx(4.393876821333335e-06).epsilon(1e-13));
+  CHECK(last.R[0] == Approx(2.2929251214222225e-05).epsilon(1e-13));
+  // Eq. (111) per epoch: j0 = n/b - 1 (one full step) is the largest over the positions, so the
+  // last batch bounds every record.
+  for (std::int64_t j0 = 0; j0 < 10; ++j0) CHECK(ys::d5_epoch_units(10, j0, 0.92) <= ys::d5_epoch_units(10, 9, 0.92));
+  CHECK(ys::d5_epoch_units(10, 0, 0.92) == Approx(std::pow(0.92, 5.0) / 9.0).epsilon(1e-15));
+  CHECK(ys::d5_epoch_units(10, 7, 0.92) == Approx(std::pow(0.92, 1.5) / 2.0).epsilon(1e-15));
+}
+
+TEST_CASE("Thm D.5: statuses, refusals, never best for the first batch", "[ye-shokri][d5][refusal]") {
+  CHECK(find_analysis("ye-shokri-d5-last-batch")->status == AnalysisStatus::Published);
+  CHECK(find_analysis("ye-shokri-d5-first-batch")->status == AnalysisStatus::RecordSpecific);
+  CHECK_FALSE(eligible_for_best(AnalysisStatus::RecordSpecific, true));
+  TrainingRun run = base_run();  // n/b = 100, 10 epochs
+  REQUIRE(ys::d5_last_batch(run).applies);
+  run.sampling = BatchSampling::PerStep;
+  CHECK_THAT(ys::d5_last_batch(run).reason, Catch::Contains("needs sampling = partition or shuffle-once (Thm D.5"));
+  run = base_run();
+  run.steps = 1050;
+  CHECK_THAT(ys::d5_first_batch(run).reason, Catch::Contains("needs whole epochs (Thm D.5"));
+  run = base_run();
+  run.lambda = 0.0;
+  CHECK_THAT(ys::d5_last_batch(run).reason, Catch::Contains("needs lambda > 0 (Thm D.5"));
+  run = base_run();
+  run.eta = 0.2;  // 2/(lambda + beta) = 0.18
+  CHECK_THAT(ys::d5_last_batch(run).reason, Catch::Contains("needs eta <= 2/(beta + lambda) = 0.181818 (Thm D.5)"));
+  run = base_run();
+  run.batch_size = 1000;
+  run.sampling = BatchSampling::FullBatch;
+  CHECK_FALSE(ys::d5_first_batch(run).applies);
 }

@@ -69,10 +69,12 @@ def layout(example, obj):
             check(f"{example}: {derived} applies where {published} does", d["applies"], d["reason"])
             check(f"{example}: {derived} <= {published}", all(x <= y for x, y in zip(d["R"], p["R"])), (d["R"], p["R"]))
     for a in obj["analyses"]:
-        check(f"{example}: {a['name']} carries its status", a["status"] in ("published", "derived", "disputed", "exact"),
+        check(f"{example}: {a['name']} carries its status", a["status"] in ("published", "derived", "disputed", "exact", "lower-bound",
+                                                                       "record-specific"),
               a["status"])
-    # `exact` is the floor the analyses are measured against, never best.
-    valid = [a for a in obj["analyses"] if a["applies"] and a["status"] != "exact"
+    # `exact` is the floor the analyses are measured against, never best; a lower bound and a bound
+    # for some records only are not upper bounds on the run.
+    valid = [a for a in obj["analyses"] if a["applies"] and a["status"] not in ("exact", "lower-bound", "record-specific")
              and (a["status"] != "disputed" or obj["include_disputed"])]
     mins = [min(a["R"][j] for a in valid) for j in range(len(obj["orders"]))]
     check(f"{example}: best.R is the pointwise minimum of the eligible analyses", obj["best"]["R"] == mins)
@@ -102,6 +104,14 @@ with tempfile.TemporaryDirectory() as tmp:
     a = layout("figure2_tight", obj)
     check("figure2_tight: pdi is the tightest", obj["best"]["name"] == "pdi", obj["best"]["name"])
     check("figure2_tight: pdi below Cor 2", all(p < c for p, c in zip(a["pdi"]["R"], a["chourasia-cor2"]["R"])))
+    # C21 Thm 3 on the same run: the exact value (status exact) and the lower bound (status
+    # lower-bound), neither best; the lower bound below every reported bound, pdi equal to the exact
+    # value up to rounding (docs/math.md section 3.4).
+    ex, lo = a["chourasia-thm3-exact"], a["chourasia-thm3-lower"]
+    check("figure2_tight: C21 Thm 3 applies with its statuses", ex["applies"] and lo["applies"]
+          and ex["status"] == "exact" and lo["status"] == "lower-bound", (ex["status"], lo["status"]))
+    check("figure2_tight: the lower bound is below best", all(x < y for x, y in zip(lo["R"], obj["best"]["R"])))
+    check("figure2_tight: pdi is C21 Thm 3's exact value", max_rel(a["pdi"]["R"], ex["R"]) < 1e-6, (a["pdi"]["R"], ex["R"]))
 
     # Gaussian-DP entries on the same run at delta = 1e-5 (docs/analyses.md section 3.6): shifted
     # interpolation equals the exact GDP parameter of the two Gaussian laws (C21 Thm 3:
@@ -134,8 +144,9 @@ with tempfile.TemporaryDirectory() as tmp:
           obj["best"]["epsilon"] >= eps_exact and abs(obj["best"]["epsilon"] - eps_exact) <= 1e-6 * eps_exact,
           (obj["best"], float(eps_exact)))
     check("figure2_gdp: best carries its mu", obj["best"]["mu"] is not None and obj["best"]["best_order"] is None, obj["best"])
-    check("figure2_gdp: no epsilon below the exact one",
-          all(x["epsilon"] >= eps_exact * (1 - 1e-12) for x in obj["analyses"] if x["applies"]))
+    check("figure2_gdp: no epsilon of a bound below the exact one",
+          all(x["epsilon"] >= eps_exact * (1 - 1e-12) for x in obj["analyses"]
+              if x["applies"] and x["status"] != "lower-bound"))
     with h5py.File(out) as f:
         check("figure2_gdp: HDF5 mu", f["/analyses/bok-su-altschuler-full-batch"].attrs["mu"]
               == a["bok-su-altschuler-full-batch"]["mu"] and math.isnan(f["/analyses/pdi"].attrs["mu"]))
@@ -179,6 +190,25 @@ with tempfile.TemporaryDirectory() as tmp:
     check("mnist: ye-shokri-thm3.3 = (91), rounded outward", rounded_up_from(got, list(ref.values()), 2900), got)
     check("mnist: the shifted recursion is below (91)",
           all(x < y for x, y in zip(a["ye-shokri-thm3.3-shifted"]["R"], a["ye-shokri-thm3.3"]["R"])))
+
+    # YS22 Thm D.5 (Balle et al.): the last batch a published bound, the first batch for its own
+    # records only (record-specific), smaller but never best.
+    first, last = a["ye-shokri-d5-first-batch"], a["ye-shokri-d5-last-batch"]
+    check("mnist: Thm D.5 applies, last batch published, first batch record-specific",
+          first["applies"] and last["applies"] and last["status"] == "published"
+          and first["status"] == "record-specific", (first["reason"], last["reason"]))
+    check("mnist: the first-batch value is below best yet not best",
+          all(x < y for x, y in zip(first["R"], obj["best"]["R"])) and obj["best"]["name"] != first["name"],
+          obj["best"]["name"])
+
+    # Langevin: GTU Lemma C.1 = alpha S_g^2 t/(4 sigma^2 n^2) = alpha 1e-3 for t = 10, sigma = 0.1,
+    # n = 1000, S_g = 2 (docs/analyses.md section 3.7).
+    obj = json.loads(compare("schedule_langevin.toml", "--json").stdout)
+    a = layout("langevin", obj)
+    c1 = a["ganesh-lemma-c1"]
+    check("langevin: ganesh-lemma-c1 applies", c1["applies"], c1["reason"])
+    check("langevin: Lemma C.1 = alpha 1e-3, rounded outward", rounded_up_from(c1["R"], [x * 1e-3 for x in obj["orders"]], 200),
+          c1["R"])
 
     # The table marks the tightest valid analysis.
     table = compare("ye_shokri_mnist_partition.toml").stdout

@@ -220,6 +220,11 @@ TEST_CASE("Bad requests are refused with key, value and rule", "[calibrate]") {
   CHECK(exact.key() == "--analysis");
   CHECK(exact.value() == "\"exact\"");
   CHECK_THAT(exact.rule(), Catch::Contains("has status exact"));
+  // C21 Thm 3's lower bound is not an upper bound at all: refused by name, with its status.
+  const SpecError lower = error_of(squared, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-thm3-lower"});
+  CHECK(lower.key() == "--analysis");
+  CHECK_THAT(lower.rule(), Catch::Contains("has status lower-bound"));
+  CHECK_THAT(lower.rule(), Catch::Contains("a lower bound or a bound for some records only is not a bound on the run"));
 
   const RunConfig phases = config_of(figure1(0.02, 200, "[[algorithm.schedule]]\nsteps = 100\n[[algorithm.schedule]]\nsteps = 100\n"));
   const SpecError e = error_of(phases, {1.0, kDelta, CalibrationTarget::Steps});

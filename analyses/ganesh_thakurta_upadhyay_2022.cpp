@@ -1,0 +1,62 @@
+#include "analyses/ganesh_thakurta_upadhyay_2022.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "models/noise_units.hpp"
+#include "models/spec_error.hpp"
+
+namespace rdpdyn {
+namespace gtu {
+
+double lemma_c1(double alpha, double delta, double beta, double time) {
+  if (!(alpha > 1.0 && delta >= 0.0 && beta > 0.0 && time >= 0.0))
+    throw std::invalid_argument("gtu::lemma_c1: needs alpha > 1, Delta >= 0, beta > 0, T >= 0");
+  // GTU (arXiv:2204.01585) Lemma C.1: alpha Delta^2 / 4 * int_0^T beta_t^2 dt, beta constant.
+  return alpha * delta * delta * beta * beta * time / 4.0;
+}
+
+}  // namespace gtu
+
+std::string gtu_langevin_setting_failure(const RunSpec& spec) {
+  if (spec.algorithm.kind != AlgorithmKind::Langevin)
+    return "stated for the Langevin diffusion (algorithm.kind = \"langevin\"); the run has discrete steps";
+  if (!std::holds_alternative<ZeroCurve>(spec.initial)) return "needs identical initial laws (R_0 = 0)";
+  if (!spec.events.empty()) return "needs a run without boundary events";
+  if (spec.adjacency != Adjacency::Replace)
+    return "needs adjacency = replace (GTU's neighbouring datasets differ in one point)";
+  return "";
+}
+
+namespace {
+
+struct GtuUnits {
+  double beta, time, delta;
+};
+
+GtuUnits units_of(const RunSpec& spec) {
+  const auto& a = spec.algorithm;
+  return {noise_units::gtu_beta_from_c21_sigma(a.sigma), noise_units::gtu_time_from_c21(a.time, a.sigma),
+          noise_units::gtu_delta_from_c21(a.sensitivity, a.n)};
+}
+
+}  // namespace
+
+AnalysisResult ganesh_lemma_c1(const RunSpec& spec, const TrainingRun& run) {
+  AnalysisResult r;
+  r.name = "ganesh-lemma-c1";
+  r.citation = "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma C.1 (path-level), constant beta";
+  if (auto why = gtu_langevin_setting_failure(spec); !why.empty()) {
+    r.reason = why;
+    return r;
+  }
+  const GtuUnits u = units_of(spec);
+  for (double alpha : run.orders) r.R.push_back(gtu::lemma_c1(alpha, u.delta, u.beta, u.time));
+  r.applies = true;
+  r.reason = "beta = 1/sigma^2 = " + format_number(u.beta) + ", T = sigma^2 t = " + format_number(u.time) +
+             ", Delta = S_g/n = " + format_number(u.delta) + "; bounds the whole trajectory";
+  return r;
+}
+
+}  // namespace rdpdyn
