@@ -89,6 +89,27 @@ void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const Analysis
   e.conversion = conversion_name(eo.conversion);
 }
 
+std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& e, const Analysis& analysis,
+                                                     const AnalysisInput& input, std::span<const double> orders,
+                                                     double delta) {
+  std::vector<ConversionEpsilon> out;
+  if (!e.result.applies || e.result.mu) return out;
+  const RdpAtOrders R = rdp_at_any_order(analysis, e.result, input);
+  for (RdpConversion c : {RdpConversion::Mironov, RdpConversion::Improved, RdpConversion::Asoodeh}) {
+    EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta, c);
+    if (R) {
+      const EpsilonAtOrder continuous = minimise_epsilon_batched(R, delta, kDefaultMaxOrder, c);
+      if (continuous.epsilon < eo.epsilon) eo = continuous;
+    }
+    out.push_back({c, eo});
+  }
+  if (e.result.slope) {
+    out.push_back({RdpConversion::Zcdp, epsilon_zcdp(*e.result.slope, delta)});
+    out.push_back({RdpConversion::Zcdp, {epsilon_zcdp_bun_steinke(*e.result.slope, delta), kNaN, RdpConversion::Zcdp}});
+  }
+  return out;
+}
+
 Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines, const ComparisonProgress& progress) {
   const RunSpec& spec = config.spec;
   const TrainingRun run = training_run_of(spec);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/epsilon_delta.hpp"
 #include "analyses/analysis.hpp"
 #include "models/known_constants.hpp"
 #include "models/run_config.hpp"
@@ -73,6 +74,21 @@ bool eligible_for_best(AnalysisStatus status, bool include_disputed);
 /// otherwise it is the same minimum). Sets entry.epsilon, best_order, conversion and epsilon_orders.
 void assign_epsilon(ComparisonEntry& entry, const Analysis& analysis, const AnalysisInput& input,
                     std::span<const double> orders, double delta);
+
+/// One conversion's epsilon of an entry: the conversion alone minimised as assign_epsilon minimises
+/// their minimum (recorded orders, and alpha in [1.001, 1e4] where R is known at any order).
+struct ConversionEpsilon {
+  RdpConversion conversion;
+  EpsilonAtOrder epsilon;
+};
+
+/// For docs/analyses.md section 4's table and its tests: epsilon of a valid RDP entry (no mu) by
+/// Mironov, improved and Asoodeh et al. separately and, when R = alpha slope, by the zCDP route
+/// and by Bun & Steinke's closed form alone (conversion Zcdp, order NaN). Their minimum is at most
+/// assign_epsilon's epsilon (equal up to the zCDP route's tolerance).
+std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& entry, const Analysis& analysis,
+                                                     const AnalysisInput& input, std::span<const double> orders,
+                                                     double delta);
 
 /// Called after each analysis with (analyses done, analyses in the registry).
 using ComparisonProgress = std::function<void(std::size_t done, std::size_t total)>;
