@@ -35,6 +35,7 @@ double linear_at(double alpha, double rho) {
 double epsilon_zcdp_bun_steinke(double rho, double delta) {
   check(rho, delta);
   if (std::isinf(rho)) return kInf;
+  if (rho == 0.0) return 0.0;  // identical laws
   // Bun & Steinke 2016 (arXiv:1605.02065) Prop. 1.3: rho-zCDP implies
   // (rho + 2 sqrt(rho log(1/delta)), delta)-DP. Terms: log (1 ulp), product, sqrt, sum.
   const double root = 2.0 * std::sqrt(rho * -std::log(delta));
