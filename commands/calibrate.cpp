@@ -193,7 +193,7 @@ class Curve {
       for (std::size_t j = 0; j < orders.size(); ++j) e.R[j] = std::min(e.R[j], r.R[j]);
       ComparisonEntry entry;
       entry.result = r;
-      assign_epsilon(entry, *a, input, orders, request_.delta);
+      assign_epsilon(entry, *a, input, orders, request_.delta, request_.conversion);
       if (request_.configured_orders_only)
         entry.epsilon = entry.epsilon_recorded_orders, entry.best_order = entry.best_recorded_order,
         entry.conversion = entry.conversion_recorded_orders;
@@ -299,21 +299,23 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   // (identical laws), so with the minimum over the conversions this refuses nothing; it stays as
   // the guard of the bracket searches below should a conversion set without it be used.
   const double grid_floor =
-      best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta, RdpConversion::Best).epsilon;
+      best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta, request.conversion).epsilon;
   const double floor =
       request.configured_orders_only
           ? grid_floor
           : std::min(grid_floor, minimise_epsilon([](double) { return 0.0; }, request.delta, kDefaultMaxOrder,
-                                                  RdpConversion::Best)
+                                                  request.conversion)
                                      .epsilon);
   if (request.epsilon < floor)
     throw SpecError("--epsilon", format_number(request.epsilon),
                     "cannot be met at delta = " + format_number(request.delta) +
                         " with orders up to " + format_number(std::max(request.configured_orders_only ? 0.0 : 1e4, *std::max_element(spec.orders.begin(), spec.orders.end()))) +
                         ": even R = 0 gives epsilon = " + format_number(floor) +
-                        " (smallest of the conversions); raise epsilon or delta");
+                        (request.conversion == RdpConversion::Best ? std::string(" (smallest of the conversions)")
+                                                                   : std::string(" (") + conversion_name(request.conversion) + " conversion)") +
+                        "; raise epsilon or delta");
 
-  const PrivacyTarget target{request.epsilon, request.delta, RdpConversion::Best};
+  const PrivacyTarget target{request.epsilon, request.delta, request.conversion};
   double x = 0.0;
   EpsilonAtOrder achieved{};
   if (is_steps(request)) {

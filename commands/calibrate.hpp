@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/epsilon_delta.hpp"
 #include "models/run_config.hpp"
 #include "solver/engine.hpp"
 
@@ -52,6 +53,9 @@ struct CalibrationRequest {
   /// epsilon minimised over the configured orders only, as opacus' get_privacy_spent and
   /// dp_accounting do (python/dpsgd_accounting.hpp), instead of `compare`'s epsilon.
   bool configured_orders_only = false;
+  /// Best: the smallest of the conversions, as `compare`; Improved: the improved conversion alone,
+  /// as opacus and dp_accounting (python/dpsgd_accounting.hpp).
+  RdpConversion conversion = RdpConversion::Best;
 };
 
 struct CalibrationOutcome {

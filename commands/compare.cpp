@@ -57,7 +57,7 @@ bool eligible_for_best(AnalysisStatus status, bool include_disputed) {
 }
 
 void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const AnalysisInput& input,
-                    std::span<const double> orders, double delta) {
+                    std::span<const double> orders, double delta, RdpConversion conversion) {
   if (e.result.mu) {
     // A Gaussian-DP bound: its exact profile inverted, no order involved (accounting/gaussian_dp.hpp).
     e.epsilon = e.epsilon_recorded_orders = gdp_epsilon(*e.result.mu, delta);
@@ -67,17 +67,17 @@ void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const Analysis
     return;
   }
   // Every single-order conversion is valid at every order, so their minimum is (Best).
-  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta, RdpConversion::Best);
+  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta, conversion);
   e.epsilon_recorded_orders = eo.epsilon;
   e.best_recorded_order = eo.order;
   e.conversion_recorded_orders = conversion_name(eo.conversion);
   e.epsilon_orders = "recorded";
   if (const RdpAtOrders R = rdp_at_any_order(analysis, e.result, input)) {
-    const EpsilonAtOrder continuous = minimise_epsilon_batched(R, delta, kDefaultMaxOrder, RdpConversion::Best);
+    const EpsilonAtOrder continuous = minimise_epsilon_batched(R, delta, kDefaultMaxOrder, conversion);
     if (continuous.epsilon < eo.epsilon) eo = continuous;
     e.epsilon_orders = "continuous";
   }
-  if (e.result.slope) {
+  if (e.result.slope && conversion == RdpConversion::Best) {
     // R = alpha slope at every order: rho-zCDP with rho = slope (Bun & Steinke 2016 Def. 1.1). Its
     // route searches beyond [1.001, 1e4]; inside that window it finds the same minimum up to the
     // minimisers' tolerance, so it is reported only when lower by more than that.

@@ -72,8 +72,10 @@ bool eligible_for_best(AnalysisStatus status, bool include_disputed);
 /// [1 + 1e-3, 1e4] by accounting/epsilon_over_orders.hpp; when R = alpha slope also the zCDP route
 /// (accounting/zcdp.hpp), taken when lower by more than the minimiser's tolerance (relative 1e-9:
 /// otherwise it is the same minimum). Sets entry.epsilon, best_order, conversion and epsilon_orders.
+/// `conversion` other than Best: that conversion alone, without the zCDP route (the library
+/// conventions of python/dpsgd_accounting.hpp: opacus and dp_accounting use the improved one).
 void assign_epsilon(ComparisonEntry& entry, const Analysis& analysis, const AnalysisInput& input,
-                    std::span<const double> orders, double delta);
+                    std::span<const double> orders, double delta, RdpConversion conversion = RdpConversion::Best);
 
 /// One conversion's epsilon of an entry: the conversion alone minimised as assign_epsilon minimises
 /// their minimum (recorded orders, and alpha in [1.001, 1e4] where R is known at any order).

@@ -213,8 +213,9 @@ def default_orders():
 def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, orders=None, return_order=False):
     """epsilon of DP-SGD as opacus' and dp_accounting's RDP accountants give it: Poisson sampling
     at `sampling_rate`, add/remove adjacency, noise std = noise_multiplier x clipping norm, `steps`
-    steps; the smallest conversion (at these orders the improved one, Balle et al. 2020 Thm 21, as
-    opacus; docs/analyses.md section 4) minimised over `orders`
+    steps; the improved conversion (Balle et al. 2020 Thm 21), as the libraries, minimised over
+    `orders` (compare's epsilon is the smallest of rdpdyn's conversions and may be lower, e.g. by
+    Asoodeh et al.'s at small R; docs/analyses.md section 4)
     (default_orders()). With return_order=True, (epsilon, order)."""
     eps, order = _rdpdyn.dpsgd_epsilon(float(sampling_rate), float(noise_multiplier), steps, float(delta),
                                        None if orders is None else [float(a) for a in orders])
