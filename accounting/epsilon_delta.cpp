@@ -1,5 +1,6 @@
 #include "accounting/epsilon_delta.hpp"
 
+#include <algorithm>
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
 #include <cstdint>
@@ -78,7 +79,32 @@ double delta_from_log(double log_delta) {
   return std::min(1.0, std::nextafter(std::exp(log_delta), kInf));
 }
 
+/// ln(e^t - 1) for t > 0 without overflow: ln(expm1 t) below t = 1, t + log1p(-e^{-t}) above.
+/// Error a few u (|ln(e^t - 1)| + t + 1) (expm1, exp, log, log1p within 1 ulp; the argument t
+/// carries a relative error u, which moves ln(e^t - 1) by t e^t/(e^t - 1) u <= (t + 1) u).
+double log_expm1(double t) { return t <= 1.0 ? std::log(std::expm1(t)) : t + std::log1p(-std::exp(-t)); }
+
+/// Asoodeh et al. 2021 as ln of its delta: ln(e^t - 1) - ln alpha - ln(e^s - 1), t = (alpha-1) R,
+/// s = (alpha-1) epsilon, both > 0; rounded up by the terms' magnitudes (above).
+double log_delta_asoodeh(double alpha, double rdp, double epsilon) {
+  const double t = (alpha - 1.0) * rdp, s = (alpha - 1.0) * epsilon;
+  const double a = log_expm1(t), b = std::log(alpha), c = log_expm1(s);
+  const double magnitude = std::fabs(a) + t + 1.0 + b + std::fabs(c) + s + 1.0;
+  return outward::round_up_sum(a - b - c, magnitude, kConversionUlps);
+}
+
 }  // namespace
+
+const char* conversion_name(RdpConversion conversion) {
+  switch (conversion) {
+    case RdpConversion::Mironov: return "mironov";
+    case RdpConversion::Improved: return "improved";
+    case RdpConversion::Asoodeh: return "asoodeh";
+    case RdpConversion::Zcdp: return "zcdp";
+    case RdpConversion::Best: return "best";
+  }
+  return "unknown";
+}
 
 double epsilon_mironov(double alpha, double rdp, double delta) {
   check_order(alpha, rdp);
@@ -102,9 +128,58 @@ double epsilon_improved(double alpha, double rdp, double delta) {
   return std::max(0.0, outward::round_up_sum(eps, magnitude, kConversionUlps));
 }
 
+double epsilon_asoodeh(double alpha, double rdp, double delta) {
+  check_order(alpha, rdp);
+  check_delta(delta);
+  // Asoodeh, Liao, Calmon, Kosut & Sankar 2021 (arXiv:2001.05990), as the `alc` conversion of the
+  // shifted-interpolation scripts (Bok, Su & Altschuler 2024, plot_intro.py):
+  //   epsilon = ln(1 + (e^t - 1)/(alpha delta)) / (alpha - 1),  t = (alpha - 1) R.
+  // Valid at a single order (docs/math.md section 4.2: (x - g)_+ <= (x^alpha - 1 - alpha (x - 1)) /
+  // (alpha (g^{alpha-1} - 1)) for x >= 0, g = e^epsilon, integrated against the reference law).
+  if (std::isinf(rdp)) return kInf;
+  if (rdp == 0.0) return 0.0;  // identical laws: delta = 0 at epsilon = 0
+  const double t = (alpha - 1.0) * rdp;
+  const double log_ad = std::log(alpha) + std::log(delta);  // ln(alpha delta), may be > 0
+  // ln(1 + q), q = (e^t - 1)/(alpha delta): log1p(q) while q is finite and t small; otherwise
+  // ln q + log1p(1/q) with ln q = ln(e^t - 1) - ln(alpha delta) (no overflow).
+  double value, magnitude;
+  const double q = t <= 1.0 ? std::expm1(t) / (alpha * delta) : kInf;
+  if (std::isfinite(q)) {
+    // Relative error of q: (t + 1) u from t, 1 ulp expm1, 2 roundings of alpha delta and the
+    // quotient; log1p then adds at most that relative error times q/(1+q) <= log1p(q) (absolute),
+    // plus its own ulp: about 7 u log1p(q) in all.
+    value = std::log1p(q);
+    magnitude = 2.0 * value;
+  } else {
+    const double log_q = log_expm1(t) - log_ad;
+    const double tail = std::log1p(std::exp(-log_q));
+    value = log_q + tail;
+    magnitude = std::fabs(log_expm1(t)) + t + 1.0 + std::fabs(std::log(alpha)) + std::fabs(std::log(delta)) + tail + 1.0;
+  }
+  const double eps = value / (alpha - 1.0);
+  // The division by alpha - 1 (itself rounded once) adds 2 u relative.
+  return std::max(0.0, outward::round_up_sum(eps, magnitude / (alpha - 1.0) + std::fabs(eps), kConversionUlps));
+}
+
+ConvertedEpsilon epsilon_best_conversion(double alpha, double rdp, double delta) {
+  // Every conversion is valid at this order, so the smallest is a certificate.
+  ConvertedEpsilon best{epsilon_improved(alpha, rdp, delta), RdpConversion::Improved};
+  const double a = epsilon_asoodeh(alpha, rdp, delta);
+  if (a < best.epsilon) best = {a, RdpConversion::Asoodeh};
+  const double m = epsilon_mironov(alpha, rdp, delta);
+  if (m < best.epsilon) best = {m, RdpConversion::Mironov};
+  return best;
+}
+
 double rdp_to_epsilon(RdpConversion conversion, double alpha, double rdp, double delta) {
-  return conversion == RdpConversion::Mironov ? epsilon_mironov(alpha, rdp, delta)
-                                              : epsilon_improved(alpha, rdp, delta);
+  switch (conversion) {
+    case RdpConversion::Mironov: return epsilon_mironov(alpha, rdp, delta);
+    case RdpConversion::Improved: return epsilon_improved(alpha, rdp, delta);
+    case RdpConversion::Asoodeh: return epsilon_asoodeh(alpha, rdp, delta);
+    case RdpConversion::Best: return epsilon_best_conversion(alpha, rdp, delta).epsilon;
+    case RdpConversion::Zcdp: break;
+  }
+  throw std::invalid_argument("rdp_to_epsilon: the zCDP route is not a conversion of one order (accounting/zcdp.hpp)");
 }
 
 double delta_mironov(double alpha, double rdp, double epsilon) {
@@ -125,19 +200,39 @@ double delta_improved(double alpha, double rdp, double epsilon) {
   return delta_from_log(log_delta_improved(alpha, rdp, epsilon));
 }
 
+double delta_asoodeh(double alpha, double rdp, double epsilon) {
+  check_order(alpha, rdp);
+  check_epsilon(epsilon);
+  // Asoodeh et al. 2021 in its delta form (epsilon_asoodeh above), rounded outward.
+  if (std::isinf(rdp)) return 1.0;
+  if (rdp == 0.0) return 0.0;
+  if (epsilon == 0.0) return 1.0;
+  return delta_from_log(log_delta_asoodeh(alpha, rdp, epsilon));
+}
+
 double rdp_to_delta(RdpConversion conversion, double alpha, double rdp, double epsilon) {
-  return conversion == RdpConversion::Mironov ? delta_mironov(alpha, rdp, epsilon)
-                                              : delta_improved(alpha, rdp, epsilon);
+  switch (conversion) {
+    case RdpConversion::Mironov: return delta_mironov(alpha, rdp, epsilon);
+    case RdpConversion::Improved: return delta_improved(alpha, rdp, epsilon);
+    case RdpConversion::Asoodeh: return delta_asoodeh(alpha, rdp, epsilon);
+    case RdpConversion::Best:
+      return std::min({delta_improved(alpha, rdp, epsilon), delta_asoodeh(alpha, rdp, epsilon),
+                       delta_mironov(alpha, rdp, epsilon)});
+    case RdpConversion::Zcdp: break;
+  }
+  throw std::invalid_argument("rdp_to_delta: the zCDP route is not a conversion of one order (accounting/zcdp.hpp)");
 }
 
 EpsilonAtOrder best_epsilon(std::span<const double> orders, std::span<const double> rdp,
                             double delta, RdpConversion conversion) {
   check_grid(orders, rdp);
-  EpsilonAtOrder best{kInf, kNaN};
+  EpsilonAtOrder best{kInf, kNaN, conversion};
   for (std::size_t j = 0; j < orders.size(); ++j) {
     // Every order certifies its own epsilon; the smallest is the best (docs/math.md section 4).
-    const double eps = rdp_to_epsilon(conversion, orders[j], rdp[j], delta);
-    if (eps < best.epsilon) best = {eps, orders[j]};
+    const ConvertedEpsilon eps = conversion == RdpConversion::Best
+                                     ? epsilon_best_conversion(orders[j], rdp[j], delta)
+                                     : ConvertedEpsilon{rdp_to_epsilon(conversion, orders[j], rdp[j], delta), conversion};
+    if (eps.epsilon < best.epsilon) best = {eps.epsilon, orders[j], eps.conversion};
   }
   best.epsilon = std::max(0.0, best.epsilon);
   return best;
@@ -164,8 +259,10 @@ void check_target(const PrivacyTarget& t) {
 }
 
 std::string describe(const PrivacyTarget& t) {
-  return "epsilon <= " + str(t.epsilon) + " at delta = " + str(t.delta) +
-         (t.conversion == RdpConversion::Mironov ? " (Mironov conversion)" : " (improved conversion)");
+  return "epsilon <= " + str(t.epsilon) + " at delta = " + str(t.delta) + " (" +
+         (t.conversion == RdpConversion::Best ? std::string("smallest of the conversions")
+                                              : std::string(conversion_name(t.conversion)) + " conversion") +
+         ")";
 }
 
 std::string describe(const EpsilonAtOrder& e) {

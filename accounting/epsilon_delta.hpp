@@ -15,7 +15,17 @@ namespace rdpdyn {
 enum class RdpConversion {
   Mironov,   ///< Mironov 2017, Prop. 3
   Improved,  ///< Balle et al. 2020, Thm 21 = Canonne, Kamath & Steinke 2020, Prop. 12
+  Asoodeh,   ///< Asoodeh, Liao, Calmon, Kosut & Sankar 2021 (below, epsilon_asoodeh)
+  /// Not a conversion of one order: the zCDP route of a curve R = rho alpha at every alpha > 1
+  /// (accounting/zcdp.hpp). Only reported, never passed to rdp_to_epsilon.
+  Zcdp,
+  /// At each order the smallest of Mironov, Improved and Asoodeh (each valid at that order, so
+  /// their minimum is); the certificate records which one attained it.
+  Best,
 };
+
+/// "mironov", "improved", "asoodeh", "zcdp", "best": the names written to JSON and HDF5.
+const char* conversion_name(RdpConversion conversion);
 
 /// Mironov 2017 Prop. 3: epsilon = R + log(1/delta) / (alpha - 1). alpha > 1, R >= 0 (may be
 /// +infinity), delta in (0, 1); throws std::invalid_argument otherwise.
@@ -25,6 +35,27 @@ double epsilon_mironov(double alpha, double rdp, double delta);
 /// epsilon = R + log((alpha - 1)/alpha) - (log delta + log alpha) / (alpha - 1), clamped at 0.
 double epsilon_improved(double alpha, double rdp, double delta);
 
+/// Asoodeh, Liao, Calmon, Kosut & Sankar 2021 (arXiv:2001.05990; the `alc` conversion of the
+/// shifted-interpolation scripts of Bok, Su & Altschuler 2024):
+///   epsilon = log(1 + (e^{(alpha - 1) R} - 1) / (alpha delta)) / (alpha - 1),
+/// i.e. delta = (e^{(alpha-1) R} - 1) / (alpha (e^{(alpha-1) epsilon} - 1)). Valid for any pair of
+/// laws with D_alpha <= R at the single order alpha > 1 (docs/math.md section 4.2 derives it from
+/// the tangent of x^alpha at e^epsilon); never above Mironov's; below the improved conversion
+/// exactly where e^{(alpha-1)R} (1 - (1 - 1/alpha)^{alpha-1}) < 1 - alpha delta (small alpha or
+/// small R), above it elsewhere. R = 0 gives 0. Rounded outward. Same domain as epsilon_mironov.
+double epsilon_asoodeh(double alpha, double rdp, double delta);
+
+/// The conversion of one order and which one attained it.
+struct ConvertedEpsilon {
+  double epsilon;
+  RdpConversion conversion;
+};
+
+/// min of epsilon_improved, epsilon_asoodeh and epsilon_mironov at one order (ties: in that order
+/// of preference).
+ConvertedEpsilon epsilon_best_conversion(double alpha, double rdp, double delta);
+
+/// Mironov, Improved, Asoodeh or Best (std::invalid_argument for Zcdp).
 double rdp_to_epsilon(RdpConversion conversion, double alpha, double rdp, double delta);
 
 /// Inverse of epsilon_mironov in delta: delta = exp((alpha - 1)(R - epsilon)), at most 1.
@@ -35,11 +66,18 @@ double delta_mironov(double alpha, double rdp, double epsilon);
 /// log delta = (alpha - 1)(R - epsilon) + (alpha - 1) log(1 - 1/alpha) - log alpha, at most 1.
 double delta_improved(double alpha, double rdp, double epsilon);
 
+/// Inverse of epsilon_asoodeh in delta: delta = (e^{(alpha-1) R} - 1) / (alpha (e^{(alpha-1) epsilon} - 1)),
+/// at most 1 (1 at epsilon = 0 unless R = 0).
+double delta_asoodeh(double alpha, double rdp, double epsilon);
+
+/// Mironov, Improved, Asoodeh or Best (the smallest delta of the three).
 double rdp_to_delta(RdpConversion conversion, double alpha, double rdp, double epsilon);
 
 struct EpsilonAtOrder {
   double epsilon;  ///< >= 0; +infinity if R is infinite at every order
   double order;    ///< the order attaining it (the first on ties); NaN if epsilon is infinite
+  /// the conversion that gave epsilon at `order` (Best resolves to the one that attained it)
+  RdpConversion conversion = RdpConversion::Improved;
 };
 
 struct DeltaAtOrder {

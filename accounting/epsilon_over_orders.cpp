@@ -32,12 +32,15 @@ void check_request(double delta, double alpha_max) {
 struct Tracker {
   double delta;
   RdpConversion conversion;
-  EpsilonAtOrder best{kInf, kNaN};
+  EpsilonAtOrder best{kInf, kNaN, conversion};
   double convert(double alpha, double rdp) {
     if (std::isnan(rdp)) return kInf;  // no bound known at this order
-    const double eps = rdp_to_epsilon(conversion, alpha, rdp, delta);
-    if (eps < best.epsilon) best = {eps, alpha};
-    return eps;
+    // Best: the smallest of the single-order conversions at alpha, remembering which one it was.
+    const ConvertedEpsilon eps = conversion == RdpConversion::Best
+                                     ? epsilon_best_conversion(alpha, rdp, delta)
+                                     : ConvertedEpsilon{rdp_to_epsilon(conversion, alpha, rdp, delta), conversion};
+    if (eps.epsilon < best.epsilon) best = {eps.epsilon, alpha, eps.conversion};
+    return eps.epsilon;
   }
 };
 

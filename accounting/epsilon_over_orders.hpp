@@ -12,7 +12,9 @@
 // with Brent's method (Boost.Math brent_find_minima) inside the bracket of its two neighbours.
 // The result is the smallest conversion among all the orders it evaluated, reported with that
 // order: the epsilon is exactly rdp_to_epsilon(conversion, order, R(order), delta), a valid
-// certificate whatever the shape of R. Below alpha = 1 + 1e-3 the conversion's cost
+// certificate whatever the shape of R. With RdpConversion::Best the objective is the smallest of
+// the single-order conversions at each order, and the result's `conversion` names the one that
+// attained it (accounting/epsilon_delta.hpp). Below alpha = 1 + 1e-3 the conversion's cost
 // ln(1/delta)/(alpha - 1) exceeds 10^3 ln(1/delta) nats, so nothing useful is lost there.
 #include <functional>
 #include <span>

@@ -158,6 +158,7 @@ class Curve {
     std::vector<double> R;
     EpsilonAtOrder epsilon{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
     std::string tightest;
+    std::string conversion;  ///< the conversion attaining epsilon (ComparisonEntry::conversion)
   };
 
   const Evaluation& at(double x) {
@@ -193,13 +194,15 @@ class Curve {
       for (std::size_t j = 0; j < orders.size(); ++j) e.R[j] = std::min(e.R[j], r.R[j]);
       ComparisonEntry entry;
       entry.result = r;
-      assign_epsilon(entry, *a, input, orders, request_.delta);
+      assign_epsilon(entry, *a, input, orders, request_.delta, request_.conversion);
       if (request_.configured_orders_only)
-        entry.epsilon = entry.epsilon_recorded_orders, entry.best_order = entry.best_recorded_order;
+        entry.epsilon = entry.epsilon_recorded_orders, entry.best_order = entry.best_recorded_order,
+        entry.conversion = entry.conversion_recorded_orders;
       if (entry.epsilon < tightest) {
         tightest = entry.epsilon;
         e.tightest = a->name;
         e.epsilon = {entry.epsilon, entry.best_order};
+        e.conversion = entry.conversion;
       }
     }
     if (applying.empty()) throw SpecError("--analysis", "\"best\"", "no analysis applies at " + where(x));
@@ -291,20 +294,29 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
                                                 : sigma_of(spec.algorithm);
   curve.R(start);  // refuses an unknown analysis name, or one that does not apply to the run
 
-  // With R = 0 the conversion still costs log(1/delta)/(alpha-1) - ...: no parameter beats that
-  // (over the configured orders, or over every order up to 10^4 for analyses known at any order).
-  const double grid_floor = best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta).epsilon;
-  const double floor = request.configured_orders_only
-                           ? grid_floor
-                           : std::min(grid_floor, minimise_epsilon([](double) { return 0.0; }, request.delta).epsilon);
+  // With R = 0 a conversion may still cost something (the improved one log(1/delta)/(alpha-1) - ...):
+  // no parameter beats the smallest conversion of R = 0 (over the configured orders, or over every
+  // order up to 10^4 for analyses known at any order). Asoodeh et al.'s conversion gives 0 at R = 0
+  // (identical laws), so with the minimum over the conversions this refuses nothing; it stays as
+  // the guard of the bracket searches below should a conversion set without it be used.
+  const double grid_floor =
+      best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta, request.conversion).epsilon;
+  const double floor =
+      request.configured_orders_only
+          ? grid_floor
+          : std::min(grid_floor, minimise_epsilon([](double) { return 0.0; }, request.delta, kDefaultMaxOrder,
+                                                  request.conversion)
+                                     .epsilon);
   if (request.epsilon < floor)
     throw SpecError("--epsilon", format_number(request.epsilon),
                     "cannot be met at delta = " + format_number(request.delta) +
                         " with orders up to " + format_number(std::max(request.configured_orders_only ? 0.0 : 1e4, *std::max_element(spec.orders.begin(), spec.orders.end()))) +
                         ": even R = 0 gives epsilon = " + format_number(floor) +
-                        " (improved conversion); raise epsilon or delta");
+                        (request.conversion == RdpConversion::Best ? std::string(" (smallest of the conversions)")
+                                                                   : std::string(" (") + conversion_name(request.conversion) + " conversion)") +
+                        "; raise epsilon or delta");
 
-  const PrivacyTarget target{request.epsilon, request.delta};
+  const PrivacyTarget target{request.epsilon, request.delta, request.conversion};
   double x = 0.0;
   EpsilonAtOrder achieved{};
   if (is_steps(request)) {
@@ -342,6 +354,7 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   }
   out.epsilon = achieved.epsilon;
   out.best_order = achieved.order;
+  out.conversion = curve.at(x).conversion;
   out.evaluations = curve.evaluations();
   out.analysis_used = request.analysis;
   if (request.analysis == "best") {

@@ -16,10 +16,12 @@
 //    (C = S_g under add-remove, S_g / 2 under replace; models/noise_units.hpp).
 //  - Steps: the run's number of steps becomes the candidate (single-phase noisy GD / SGD without
 //    events after step 0; anything else is refused with a SpecError).
-// epsilon is that of `compare`: the improved RDP conversion (Balle et al. 2020 Thm 21), minimised
+// epsilon is that of `compare`: the smallest of the RDP conversions (Mironov, improved, Asoodeh et
+// al.; the zCDP route for bounds linear in alpha; commands/compare.hpp assign_epsilon), minimised
 // over every order in [1.001, 10^4] where the analysis can be evaluated there (else over the
 // configured orders), of the named analysis, or for "best" the smallest over the eligible
-// analyses that apply. The search assumes epsilon is monotone in the parameter: non-increasing in
+// analyses that apply. Each conversion is non-decreasing in R, so their minimum is monotone in the
+// parameter whenever R is. The search assumes epsilon is monotone in the parameter: non-increasing in
 // sigma holds for every registered analysis (tests/analyses/test_conformance.cpp); non-decreasing
 // in steps does not for those that declare monotone_in_steps = false (analyses/analysis.hpp), and
 // the outcome then names them: the count returned meets the target and the next one does not, but
@@ -30,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/epsilon_delta.hpp"
 #include "models/run_config.hpp"
 #include "solver/engine.hpp"
 
@@ -50,6 +53,9 @@ struct CalibrationRequest {
   /// epsilon minimised over the configured orders only, as opacus' get_privacy_spent and
   /// dp_accounting do (python/dpsgd_accounting.hpp), instead of `compare`'s epsilon.
   bool configured_orders_only = false;
+  /// Best: the smallest of the conversions, as `compare`; Improved: the improved conversion alone,
+  /// as opacus and dp_accounting (python/dpsgd_accounting.hpp).
+  RdpConversion conversion = RdpConversion::Best;
 };
 
 struct CalibrationOutcome {
@@ -63,6 +69,7 @@ struct CalibrationOutcome {
   std::int64_t steps = 0;                 ///< total steps of the calibrated run
   double epsilon = 0.0;                   ///< achieved, <= target_epsilon
   double best_order = 0.0;                ///< the order attaining it
+  std::string conversion;                 ///< the conversion attaining it (ComparisonEntry::conversion)
   int evaluations = 0;                    ///< runs of compare (distinct candidates)
   std::string analysis_used;              ///< "best" or the requested analysis
   std::string tightest;                   ///< "best": the valid analysis with the smallest epsilon at the result

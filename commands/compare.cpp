@@ -7,6 +7,7 @@
 #include "accounting/epsilon_delta.hpp"
 #include "accounting/epsilon_over_orders.hpp"
 #include "accounting/gaussian_dp.hpp"
+#include "accounting/zcdp.hpp"
 #include "models/configured_solve.hpp"
 #include "models/privacy_model.hpp"
 #include "models/quadratic_exact.hpp"
@@ -14,6 +15,9 @@
 namespace rdpdyn {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+/// Relative difference below which two minimisations of the same conversion over overlapping order
+/// ranges are the same minimum (Brent's tolerance 2e-6 in ln(alpha - 1) moves epsilon quadratically).
+constexpr double kSameMinimum = 1e-9;
 
 /// R of a valid entry at any orders, when known there; an empty function otherwise. An order at
 /// which the analysis refuses or fails gives NaN (no certificate there).
@@ -54,25 +58,57 @@ bool eligible_for_best(AnalysisStatus status, bool include_disputed) {
 }
 
 void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const AnalysisInput& input,
-                    std::span<const double> orders, double delta) {
+                    std::span<const double> orders, double delta, RdpConversion conversion) {
   if (e.result.mu) {
     // A Gaussian-DP bound: its exact profile inverted, no order involved (accounting/gaussian_dp.hpp).
     e.epsilon = e.epsilon_recorded_orders = gdp_epsilon(*e.result.mu, delta);
     e.best_order = e.best_recorded_order = kNaN;
     e.epsilon_orders = "gdp";
+    e.conversion = e.conversion_recorded_orders = "gdp";
     return;
   }
-  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta);
+  // Every single-order conversion is valid at every order, so their minimum is (Best).
+  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta, conversion);
   e.epsilon_recorded_orders = eo.epsilon;
   e.best_recorded_order = eo.order;
+  e.conversion_recorded_orders = conversion_name(eo.conversion);
   e.epsilon_orders = "recorded";
   if (const RdpAtOrders R = rdp_at_any_order(analysis, e.result, input)) {
-    const EpsilonAtOrder continuous = minimise_epsilon_batched(R, delta);
+    const EpsilonAtOrder continuous = minimise_epsilon_batched(R, delta, kDefaultMaxOrder, conversion);
     if (continuous.epsilon < eo.epsilon) eo = continuous;
     e.epsilon_orders = "continuous";
   }
+  if (e.result.slope && conversion == RdpConversion::Best) {
+    // R = alpha slope at every order: rho-zCDP with rho = slope (Bun & Steinke 2016 Def. 1.1). Its
+    // route searches beyond [1.001, 1e4]; inside that window it finds the same minimum up to the
+    // minimisers' tolerance, so it is reported only when lower by more than that.
+    const EpsilonAtOrder z = epsilon_zcdp(*e.result.slope, delta);
+    if (z.epsilon < eo.epsilon * (1.0 - kSameMinimum)) eo = z;
+  }
   e.epsilon = eo.epsilon;
   e.best_order = eo.order;
+  e.conversion = conversion_name(eo.conversion);
+}
+
+std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& e, const Analysis& analysis,
+                                                     const AnalysisInput& input, std::span<const double> orders,
+                                                     double delta) {
+  std::vector<ConversionEpsilon> out;
+  if (!e.result.applies || e.result.mu) return out;
+  const RdpAtOrders R = rdp_at_any_order(analysis, e.result, input);
+  for (RdpConversion c : {RdpConversion::Mironov, RdpConversion::Improved, RdpConversion::Asoodeh}) {
+    EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta, c);
+    if (R) {
+      const EpsilonAtOrder continuous = minimise_epsilon_batched(R, delta, kDefaultMaxOrder, c);
+      if (continuous.epsilon < eo.epsilon) eo = continuous;
+    }
+    out.push_back({c, eo});
+  }
+  if (e.result.slope) {
+    out.push_back({RdpConversion::Zcdp, epsilon_zcdp(*e.result.slope, delta)});
+    out.push_back({RdpConversion::Zcdp, {epsilon_zcdp_bun_steinke(*e.result.slope, delta), kNaN, RdpConversion::Zcdp}});
+  }
+  return out;
 }
 
 Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines, const ComparisonProgress& progress) {
@@ -113,7 +149,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
       c.best_name = e.result.name;
       c.best_status = e.status;
       c.best_mu = e.result.mu;
-      if (c.delta) c.best_epsilon = e.epsilon, c.best_order = e.best_order;
+      if (c.delta) c.best_epsilon = e.epsilon, c.best_order = e.best_order, c.best_conversion = e.conversion;
     }
   }
   if (quadratic_exact_applies(spec)) {

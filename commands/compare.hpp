@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/epsilon_delta.hpp"
 #include "analyses/analysis.hpp"
 #include "models/known_constants.hpp"
 #include "models/run_config.hpp"
@@ -19,14 +20,20 @@ struct ComparisonEntry {
   AnalysisResult result;
   AnalysisStatus status = AnalysisStatus::Published;  ///< for this run
   std::string status_note;  ///< disputed: where the gap is; derived: where the derivation is
-  /// At the report delta: the improved conversion minimised over the orders (continuous where the
-  /// bound is known at any order, see epsilon_orders); NaN without delta.
+  /// At the report delta: the smallest of the RDP -> (epsilon, delta) conversions (Mironov,
+  /// improved, Asoodeh et al. at each order; the zCDP route when R = alpha slope) minimised over
+  /// the orders (continuous where the bound is known at any order, see epsilon_orders); NaN
+  /// without delta.
   double epsilon = 0.0;
+  /// The conversion attaining epsilon: "improved", "asoodeh", "mironov", "zcdp" (conversion_name of
+  /// accounting/epsilon_delta.hpp), "gdp" for a Gaussian-DP entry; "" without delta.
+  std::string conversion;
   double best_order = 0.0;  ///< the order attaining epsilon (the conversion is evaluated there)
   /// epsilon minimised over the configured orders only, as opacus' get_privacy_spent and
   /// dp_accounting do (>= epsilon); NaN without delta.
   double epsilon_recorded_orders = 0.0;
   double best_recorded_order = 0.0;  ///< the configured order attaining it
+  std::string conversion_recorded_orders;  ///< the conversion attaining epsilon_recorded_orders
   /// "continuous": minimised over alpha in [1 + 1e-3, 1e4] and the recorded orders (the analysis
   /// is any_order, or R = alpha * slope); "recorded": over the recorded orders only; "gdp": a
   /// Gaussian-DP entry (result.mu), epsilon its exact profile inverted (both epsilons, no order);
@@ -45,6 +52,7 @@ struct Comparison {
   std::vector<double> best_R;            ///< pointwise minimum over the eligible valid analyses (recorded orders)
   double best_epsilon = 0.0;             ///< the smallest epsilon of the eligible entries: best_name's, at best_order
   double best_order = 0.0;
+  std::string best_conversion;           ///< the conversion attaining best_epsilon (ComparisonEntry::conversion)
   /// For a quadratic loss: the exact divergence of the worst pair (a lower bound every valid
   /// analysis must respect), else empty.
   std::vector<double> exact_R;
@@ -59,12 +67,31 @@ bool eligible_for_best(AnalysisStatus status, bool include_disputed);
 
 /// epsilon of one valid entry at `delta`. A Gaussian-DP entry (result.mu set): the exact mu-GDP
 /// profile inverted (Dong, Roth & Su 2022 Cor 2.13; accounting/gaussian_dp.hpp), rounded outward.
-/// Otherwise the improved conversion (Balle et al. 2020,
-/// arXiv:1905.09982, Thm 21) minimised over the recorded orders and, when R is known at any order
-/// (analysis.any_order, or result.slope), over alpha in [1 + 1e-3, 1e4] by
-/// accounting/epsilon_over_orders.hpp. Sets entry.epsilon, best_order and epsilon_orders.
+/// Otherwise the smallest of the single-order conversions (Mironov 2017 Prop. 3; Balle et al. 2020,
+/// arXiv:1905.09982, Thm 21; Asoodeh et al. 2021; RdpConversion::Best) minimised over the recorded
+/// orders and, when R is known at any order (analysis.any_order, or result.slope), over alpha in
+/// [1 + 1e-3, 1e4] by accounting/epsilon_over_orders.hpp; when R = alpha slope also the zCDP route
+/// (accounting/zcdp.hpp), taken when lower by more than the minimiser's tolerance (relative 1e-9:
+/// otherwise it is the same minimum). Sets entry.epsilon, best_order, conversion and epsilon_orders.
+/// `conversion` other than Best: that conversion alone, without the zCDP route (the library
+/// conventions of python/dpsgd_accounting.hpp: opacus and dp_accounting use the improved one).
 void assign_epsilon(ComparisonEntry& entry, const Analysis& analysis, const AnalysisInput& input,
-                    std::span<const double> orders, double delta);
+                    std::span<const double> orders, double delta, RdpConversion conversion = RdpConversion::Best);
+
+/// One conversion's epsilon of an entry: the conversion alone minimised as assign_epsilon minimises
+/// their minimum (recorded orders, and alpha in [1.001, 1e4] where R is known at any order).
+struct ConversionEpsilon {
+  RdpConversion conversion;
+  EpsilonAtOrder epsilon;
+};
+
+/// For docs/analyses.md section 4's table and its tests: epsilon of a valid RDP entry (no mu) by
+/// Mironov, improved and Asoodeh et al. separately and, when R = alpha slope, by the zCDP route
+/// and by Bun & Steinke's closed form alone (conversion Zcdp, order NaN). Their minimum is at most
+/// assign_epsilon's epsilon (equal up to the zCDP route's tolerance).
+std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& entry, const Analysis& analysis,
+                                                     const AnalysisInput& input, std::span<const double> orders,
+                                                     double delta);
 
 /// Called after each analysis with (analyses done, analyses in the registry).
 using ComparisonProgress = std::function<void(std::size_t done, std::size_t total)>;

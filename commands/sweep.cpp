@@ -32,6 +32,7 @@ SweepSurface empty_surface(const std::string& name, std::size_t points, std::siz
   s.R.assign(points * orders, kNaN);
   s.epsilon.assign(points, kNaN);
   s.best_order.assign(points, kNaN);
+  s.conversion.assign(points, "");
   s.reason.assign(points, "not evaluated by this process");
   return s;
 }
@@ -50,6 +51,7 @@ void evaluate_analysis(const Analysis& analysis, const AnalysisInput& input, std
     assign_epsilon(e, analysis, input, orders, *delta);
     s.epsilon[point] = e.epsilon;
     s.best_order[point] = e.best_order;
+    s.conversion[point] = e.conversion;
   }
   s.reason[point].clear();
 }
@@ -64,6 +66,7 @@ void evaluate_best(const RunConfig& config, const EngineRegistry& engines, Sweep
   std::copy(c.best_R.begin(), c.best_R.end(), s.R.begin() + static_cast<std::ptrdiff_t>(point * c.orders.size()));
   s.epsilon[point] = c.best_epsilon;
   s.best_order[point] = c.best_order;
+  s.conversion[point] = c.best_conversion;
   s.chosen[point] = c.best_name;
   s.reason[point].clear();
 }

@@ -51,6 +51,8 @@ struct SweepSurface {
   std::vector<double> R;           ///< points x orders (nats)
   std::vector<double> epsilon;     ///< per point, at the point's [report] delta (NaN without one)
   std::vector<double> best_order;  ///< the order attaining epsilon
+  /// the conversion attaining epsilon at each point (ComparisonEntry::conversion; "" where none)
+  std::vector<std::string> conversion;
   std::vector<std::string> reason; ///< "" where valid
   std::vector<std::string> chosen; ///< "best" only: the analysis that gave epsilon at each point
 };

@@ -73,6 +73,7 @@ void pack_point(PointPacker& out, const SweepResult& r, std::size_t p) {
     out.numbers(s.R.data() + p * K, K);
     out.number(s.epsilon[p]);
     out.number(s.best_order[p]);
+    out.text(s.conversion[p]);
     out.text(s.reason[p]);
     out.text(s.chosen.empty() ? std::string() : s.chosen[p]);
   }
@@ -90,6 +91,7 @@ void unpack_points(PointUnpacker in, SweepResult& r) {
       in.numbers(s.R.data() + p * K, K);
       s.epsilon[p] = in.number();
       s.best_order[p] = in.number();
+      s.conversion[p] = in.text();
       s.reason[p] = in.text();
       std::string chosen = in.text();
       if (!s.chosen.empty()) s.chosen[p] = std::move(chosen);

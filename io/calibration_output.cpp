@@ -25,6 +25,7 @@ std::string calibration_to_json(const CalibrationOutcome& o) {
                       {"steps", o.steps},
                       {"epsilon", o.epsilon},
                       {"best_order", std::isfinite(o.best_order) ? nlohmann::json(o.best_order) : nlohmann::json()},
+                      {"conversion", o.conversion.empty() ? nlohmann::json() : nlohmann::json(o.conversion)},
                       {"evaluations", o.evaluations},
                       {"include_disputed", o.include_disputed},
                       {"not_monotone_in_steps", o.not_monotone_in_steps}};
@@ -63,7 +64,9 @@ std::string calibration_summary(const CalibrationOutcome& o) {
   return s + " meets epsilon = " + format_number(o.epsilon) + " <= " + format_number(o.target_epsilon) +
          " at delta = " + format_number(o.target_delta) +
          // A Gaussian-DP analysis converts by its exact profile: no order.
-         (std::isnan(o.best_order) ? std::string(" (exact GDP conversion") : " (order " + format_number(o.best_order)) +
+         (std::isnan(o.best_order) || o.conversion == "gdp"
+              ? std::string(" (exact GDP conversion")
+              : " (order " + format_number(o.best_order) + ", " + o.conversion + " conversion") +
          ", analysis " +
          o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
          std::to_string(o.evaluations) + " evaluations)" +

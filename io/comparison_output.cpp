@@ -59,7 +59,8 @@ std::string comparison_to_json(const Comparison& c) {
                              {"best_order", number_or_null(e.best_order)},
                              {"epsilon_recorded_orders", number_or_null(e.epsilon_recorded_orders)},
                              {"best_recorded_order", number_or_null(e.best_recorded_order)},
-                             {"epsilon_orders", e.epsilon_orders.empty() ? nlohmann::json() : nlohmann::json(e.epsilon_orders)}});
+                             {"epsilon_orders", e.epsilon_orders.empty() ? nlohmann::json() : nlohmann::json(e.epsilon_orders)},
+                             {"conversion", e.conversion.empty() ? nlohmann::json() : nlohmann::json(e.conversion)}});
   j["include_disputed"] = c.include_disputed;
   j["statuses"] = nlohmann::json::object();
   for (AnalysisStatus s : kAllStatuses) j["statuses"][status_name(s)] = status_meaning(s);
@@ -68,7 +69,8 @@ std::string comparison_to_json(const Comparison& c) {
                {"R", numbers(c.best_R)},
                {"mu", c.best_mu ? nlohmann::json(*c.best_mu) : nlohmann::json()},
                {"epsilon", number_or_null(c.best_epsilon)},
-               {"best_order", number_or_null(c.best_order)}};
+               {"best_order", number_or_null(c.best_order)},
+               {"conversion", c.best_conversion.empty() ? nlohmann::json() : nlohmann::json(c.best_conversion)}};
   if (!c.exact_R.empty()) j["exact"] = {{"name", "quadratic-exact"}, {"R", numbers(c.exact_R)}};
   j["declared_constants"] = c.constants.declared;
   j["derived_constants"] = c.constants.derived;
@@ -119,8 +121,9 @@ std::string comparison_table(const Comparison& c) {
                   c.best_name.c_str(), *c.best_mu);
     out << buf;
   } else if (c.delta) {
-    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s at alpha = %.6g)", c.best_epsilon,
-                  c.best_name.empty() ? "none" : c.best_name.c_str(), c.best_order);
+    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s at alpha = %.6g, %s conversion)", c.best_epsilon,
+                  c.best_name.empty() ? "none" : c.best_name.c_str(), c.best_order,
+                  c.best_conversion.empty() ? "no" : c.best_conversion.c_str());
     out << buf;
   }
   out << "\n";
@@ -174,11 +177,13 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       string_attribute(file, "units_orders", kUnitsOrder);
       number_attribute(file, "delta", c.delta ? *c.delta : kNaN);
       string_attribute(file, "epsilon_conversion",
-                       "improved conversion (Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020), rounded outward, "
-                       "minimised over alpha in [1.001, 10000] and /orders where the bound is known at any order "
-                       "(attribute epsilon_orders = continuous), else over /orders (recorded); Gaussian-DP entries "
-                       "(attribute mu, epsilon_orders = gdp): the exact mu-GDP profile inverted (Dong, Roth & Su 2022 "
-                       "Cor 2.13), rounded outward");
+                       "smallest of the RDP conversions (Mironov 2017 Prop. 3; Balle et al. 2020 Thm 21 = Canonne, "
+                       "Kamath, Steinke 2020 Prop. 12; Asoodeh et al. 2021; for bounds linear in alpha the zCDP route, "
+                       "Bun & Steinke 2016 Prop. 1.3 and CKS 2020 Cor. 13), rounded outward, minimised over alpha in "
+                       "[1.001, 10000] and /orders where the bound is known at any order (attribute epsilon_orders = "
+                       "continuous), else over /orders (recorded); attribute conversion names the one attaining "
+                       "epsilon; Gaussian-DP entries (attribute mu, epsilon_orders = gdp, conversion = gdp): the "
+                       "exact mu-GDP profile inverted (Dong, Roth & Su 2022 Cor 2.13), rounded outward");
       vector_dataset(file, "orders", c.orders);
       H5::Group analyses = file.createGroup("analyses");
       for (const auto& e : c.entries) {
@@ -194,6 +199,7 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
         number_attribute(d, "best_recorded_order", e.best_recorded_order);
         number_attribute(d, "best_order", e.best_order);
         string_attribute(d, "epsilon_orders", e.epsilon_orders);
+        string_attribute(d, "conversion", e.conversion);
       }
       H5::Group best = file.createGroup("best");
       H5::DataSet d = vector_dataset(best, "R", c.best_R);
@@ -204,6 +210,7 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       number_attribute(d, "epsilon", c.best_epsilon);
       number_attribute(d, "mu", c.best_mu ? *c.best_mu : kNaN);
       number_attribute(d, "best_order", c.best_order);
+      string_attribute(d, "conversion", c.best_conversion);
     } catch (const H5::Exception& e) {
       throw std::runtime_error("HDF5 comparison '" + path.string() + "': " + e.getDetailMsg());
     }

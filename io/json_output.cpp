@@ -44,6 +44,9 @@ std::string report_to_json(const RunReport& report) {
     j["delta"] = std::stod(report.extra_attributes.at("delta"));
     j["epsilon"] = std::stod(it->second);
     j["best_order"] = std::stod(report.extra_attributes.at("best_order"));
+    // The RDP -> (epsilon, delta) conversion attaining it (commands/solve.cpp).
+    if (const auto c = report.extra_attributes.find("conversion"); c != report.extra_attributes.end())
+      j["conversion"] = c->second;
   }
   return j.dump();
 }

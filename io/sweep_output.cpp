@@ -16,9 +16,10 @@ namespace rdpdyn {
 namespace {
 
 constexpr const char* kEpsilonConversion =
-    "improved conversion (Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020), rounded outward, at the "
+    "smallest of the RDP conversions (Mironov 2017 Prop. 3; Balle et al. 2020 Thm 21 = Canonne, Kamath, Steinke "
+    "2020 Prop. 12; Asoodeh et al. 2021; the zCDP route for bounds linear in alpha), rounded outward, at the "
     "point's [report] delta, minimised over alpha in [1.001, 10000] and the orders where the bound is known at "
-    "any order, else over the orders (as rdpdyn compare)";
+    "any order, else over the orders (as rdpdyn compare); the dataset `conversion` names the one attaining it";
 
 bool any_delta(const SweepResult& r) {
   for (double d : r.delta)
@@ -93,6 +94,11 @@ void write_surface(H5::Group& sweep, const SweepResult& r, const SweepSurface& s
     string_attribute(order, "units", kUnitsOrder);
     string_attribute(order, "description", "the order attaining epsilon");
     attach_scales(order, scales, labels);
+    H5::DataSet conversion = string_dataset(g, "conversion", s.conversion, shape);
+    string_attribute(conversion, "description",
+                     "the conversion attaining epsilon at each point: improved, asoodeh, mironov, zcdp or gdp "
+                     "(docs/analyses.md section 4); empty where epsilon is NaN");
+    attach_scales(conversion, scales, labels);
     H5::DataSet delta = number_dataset(g, "delta", r.delta, shape);
     string_attribute(delta, "description", "the point's [report] delta");
     attach_scales(delta, scales, labels);
@@ -183,6 +189,7 @@ std::string sweep_to_json(const SweepResult& r) {
     if (any_delta(r)) {
       a["epsilon"] = nested_values(s.epsilon, dims);
       a["best_order"] = nested_values(s.best_order, dims);
+      a["conversion"] = nested_values(s.conversion, dims);
       a["delta"] = nested_values(r.delta, dims);
     }
     if (!s.chosen.empty()) a["chosen"] = nested_values(s.chosen, dims);

@@ -74,7 +74,10 @@ EpsilonAtOrder dpsgd_epsilon(double q, double z, std::int64_t steps, double delt
   ComparisonEntry entry;  // as `compare` evaluates its entry
   entry.result = sgm.assess(input, config.spec.orders);
   if (!entry.result.applies) throw SpecError("sampling_rate", format_number(q), entry.result.reason);
-  assign_epsilon(entry, sgm, input, config.spec.orders, delta);
+  // The libraries' conversion: the improved one (opacus' get_privacy_spent, dp_accounting's
+  // compute_epsilon), not the smallest of rdpdyn's (compare's epsilon may be lower, e.g. by
+  // Asoodeh et al.'s conversion at small R; docs/analyses.md section 4).
+  assign_epsilon(entry, sgm, input, config.spec.orders, delta, RdpConversion::Improved);
   return {entry.epsilon_recorded_orders, entry.best_recorded_order};
 }
 
@@ -87,6 +90,7 @@ NoiseMultiplier dpsgd_noise_multiplier(double q, std::int64_t steps, double epsi
   request.target = CalibrationTarget::NoiseMultiplier;
   request.analysis = "composition-sgm";
   request.configured_orders_only = true;
+  request.conversion = RdpConversion::Improved;  // as opacus' get_noise_multiplier
   try {
     const CalibrationOutcome out = calibrate_run(config, request, engine_registry(MPI_COMM_SELF));
     return {*out.noise_multiplier, {out.epsilon, out.best_order}};

@@ -98,6 +98,7 @@ py::dict solve(const py::object& config, const py::dict& overrides) {
   out["delta"] = a.count("delta") ? py::object(py::float_(std::stod(a.at("delta")))) : py::object(py::none());
   out["epsilon"] = a.count("epsilon") ? py::object(py::float_(std::stod(a.at("epsilon")))) : py::object(py::none());
   out["best_order"] = a.count("best_order") ? py::object(py::float_(std::stod(a.at("best_order")))) : py::object(py::none());
+  out["conversion"] = a.count("conversion") ? py::object(py::str(a.at("conversion"))) : py::object(py::none());
   const RunMetadata& m = report.metadata;
   py::dict meta;
   meta["version"] = m.program_version;
@@ -142,6 +143,8 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
     d["epsilon_recorded_orders"] = number_or_none(e.epsilon_recorded_orders);
     d["best_recorded_order"] = number_or_none(e.best_recorded_order);
     d["epsilon_orders"] = e.epsilon_orders;
+    // The RDP -> (epsilon, delta) conversion attaining epsilon (or "gdp"); None without delta.
+    d["conversion"] = e.conversion.empty() ? py::object(py::none()) : py::object(py::str(e.conversion));
     analyses.append(d);
   }
   py::dict out;
@@ -156,6 +159,7 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
   best["epsilon"] = number_or_none(c.best_epsilon);
   best["mu"] = c.best_mu ? py::object(py::float_(*c.best_mu)) : py::object(py::none());
   best["best_order"] = number_or_none(c.best_order);
+  best["conversion"] = c.best_conversion.empty() ? py::object(py::none()) : py::object(py::str(c.best_conversion));
   out["best"] = best;
   out["exact_R"] = c.exact_R.empty() ? py::object(py::none()) : py::object(numpy(std::move(c.exact_R)));
   out["declared_constants"] = c.constants.declared;
@@ -200,6 +204,7 @@ py::dict calibrate(const py::object& config, const py::dict& overrides, double e
   out["steps"] = o.steps;
   out["epsilon"] = o.epsilon;
   out["best_order"] = o.best_order;
+  out["conversion"] = o.conversion;
   out["evaluations"] = o.evaluations;
   out["include_disputed"] = o.include_disputed;
   out["not_monotone_in_steps"] = o.not_monotone_in_steps;
@@ -250,6 +255,7 @@ py::dict sweep(const py::object& config, const py::dict& overrides) {
     d["R"] = numpy(std::move(s.R), shape_orders);
     d["epsilon"] = numpy(std::move(s.epsilon), shape);
     d["best_order"] = numpy(std::move(s.best_order), shape);
+    d["conversion"] = s.conversion;
     d["reason"] = s.reason;
     d["chosen"] = s.chosen;
     surfaces[py::str(s.name)] = d;

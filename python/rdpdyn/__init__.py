@@ -43,8 +43,9 @@ class Solution:
     """`rdpdyn solve`: R at every recorded step (rows) and order (columns), in nats.
 
     orders, steps, t, lsi_constant, R (records x orders), closed_forms {name: records x orders},
-    closed_form_roles, epsilon / best_order / delta (with [report] delta, at the final time, as
-    `solve --json`), extras (engine series), metadata (engine, method, constants, units, ...).
+    closed_form_roles, epsilon / best_order / delta / conversion (with [report] delta, at the final
+    time, as `solve --json`; conversion names the RDP -> (epsilon, delta) conversion attaining
+    epsilon, docs/analyses.md section 4), extras (engine series), metadata (engine, method, constants, units, ...).
     """
 
     def __init__(self, d):
@@ -59,7 +60,7 @@ class Solution:
             data[name] = (dims, values, {"role": self.closed_form_roles[name],
                                          "citation": self.closed_form_citations[name]})
         attrs = {k: v for k, v in self.metadata.items() if isinstance(v, str)}
-        for k in ("epsilon", "delta", "best_order"):
+        for k in ("epsilon", "delta", "best_order", "conversion"):
             if getattr(self, k) is not None:
                 attrs[k] = getattr(self, k)
         return xr.Dataset(data, coords={"step": self.steps, "order": self.orders,
@@ -74,7 +75,8 @@ class Solution:
 
 class AnalysisResult:
     """One analysis of `compare`: name, status, status_note, applies, reason, citation, R (None
-    when it does not apply), epsilon and best_order (None without a delta), epsilon_recorded_orders,
+    when it does not apply), epsilon, best_order and conversion (None without a delta; conversion:
+    improved, asoodeh, mironov, zcdp or gdp), epsilon_recorded_orders,
     mu (the Gaussian-DP parameter of the f-DP entries, whose epsilon is their exact profile; else None)."""
 
     def __init__(self, d):
@@ -88,7 +90,7 @@ class AnalysisResult:
 
 class Comparison:
     """`rdpdyn compare`: `analyses` (every registered analysis, AnalysisResult), `best` (the
-    tightest trusted one: name, status, R, epsilon, best_order, mu), orders, delta; comparison["pdi"]."""
+    tightest trusted one: name, status, R, epsilon, best_order, conversion, mu), orders, delta; comparison["pdi"]."""
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -119,7 +121,7 @@ class Comparison:
 
 class Calibration:
     """`rdpdyn calibrate`: target, sigma, sigma_at, noise_multiplier, steps, epsilon (achieved, <=
-    epsilon_target), best_order, analysis, tightest, evaluations (as `calibrate --json`)."""
+    epsilon_target), best_order, conversion, analysis, tightest, evaluations (as `calibrate --json`)."""
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -131,7 +133,7 @@ class Calibration:
 
 class Sweep:
     """`rdpdyn sweep`: axes {key: values} in order, orders, and per analysis (surfaces[name]) R
-    (axes..., order), epsilon and best_order (axes...), reason; delta (axes...)."""
+    (axes..., order), epsilon, best_order and conversion (axes...), reason; delta (axes...)."""
 
     def __init__(self, d):
         import numpy as np
@@ -144,6 +146,7 @@ class Sweep:
         for name, s in d["surfaces"].items():
             s = dict(s)
             s["reason"] = np.array(s["reason"], dtype=object).reshape(shape)
+            s["conversion"] = np.array(s["conversion"], dtype=object).reshape(shape)
             if s["chosen"]:
                 s["chosen"] = np.array(s["chosen"], dtype=object).reshape(shape)
             self.surfaces[name] = s
@@ -159,6 +162,7 @@ class Sweep:
                 "epsilon": (("analysis",) + axes, stack("epsilon")),
                 "best_order": (("analysis",) + axes, stack("best_order")),
                 "reason": (("analysis",) + axes, stack("reason").astype(str)),
+                "conversion": (("analysis",) + axes, stack("conversion").astype(str)),
                 "delta": (axes, self.delta)}
         coords = {"analysis": names, "order": self.orders, **self.axes}
         return xr.Dataset(data, coords=coords,
@@ -209,7 +213,9 @@ def default_orders():
 def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, orders=None, return_order=False):
     """epsilon of DP-SGD as opacus' and dp_accounting's RDP accountants give it: Poisson sampling
     at `sampling_rate`, add/remove adjacency, noise std = noise_multiplier x clipping norm, `steps`
-    steps; the improved conversion (Balle et al. 2020 Thm 21) minimised over `orders`
+    steps; the improved conversion (Balle et al. 2020 Thm 21), as the libraries, minimised over
+    `orders` (compare's epsilon is the smallest of rdpdyn's conversions and may be lower, e.g. by
+    Asoodeh et al.'s at small R; docs/analyses.md section 4)
     (default_orders()). With return_order=True, (epsilon, order)."""
     eps, order = _rdpdyn.dpsgd_epsilon(float(sampling_rate), float(noise_multiplier), steps, float(delta),
                                        None if orders is None else [float(a) for a in orders])

@@ -151,6 +151,15 @@ with tempfile.TemporaryDirectory() as tmp:
         check("figure2_gdp: HDF5 mu", f["/analyses/bok-su-altschuler-full-batch"].attrs["mu"]
               == a["bok-su-altschuler-full-batch"]["mu"] and math.isnan(f["/analyses/pdi"].attrs["mu"]))
         check("figure2_gdp: HDF5 best mu", f["/best/R"].attrs["mu"] == obj["best"]["mu"])
+        # The conversion attaining each epsilon (docs/analyses.md section 4), in JSON and HDF5.
+        conversions = {x["name"]: x["conversion"] for x in obj["analyses"] if x["applies"]}
+        check("figure2_gdp: conversion gdp for the Gaussian-DP entries, improved for the Renyi ones at this run",
+              conversions["bok-su-altschuler-full-batch"] == "gdp" and conversions["exact"] == "gdp"
+              and conversions["pdi"] == "improved" and conversions["composition-gaussian"] == "improved", conversions)
+        check("figure2_gdp: best names its conversion", obj["best"]["conversion"] == "gdp", obj["best"])
+        check("figure2_gdp: HDF5 conversion attributes", f["/analyses/pdi"].attrs["conversion"] == "improved"
+              and f["/best/R"].attrs["conversion"] == "gdp"
+              and "Asoodeh" in f.attrs["epsilon_conversion"], f["/analyses/pdi"].attrs.get("conversion"))
     table = compare("figure2_tight.toml", "--set", "report.delta=1e-5").stdout
     check("figure2_gdp table: mu column, exact GDP conversion", " mu " in table.splitlines()[0]
           and "exact GDP conversion" in table, table[:400])

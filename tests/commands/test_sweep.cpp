@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "accounting/epsilon_delta.hpp"
+#include "accounting/zcdp.hpp"
 #include "analyses/analysis.hpp"
 #include "analyses/closed_form_curves.hpp"
 #include "commands/sweep.hpp"
@@ -96,6 +97,7 @@ TEST_CASE("sweep: the pdi equals C21 Thm 3's exact divergence and chourasia-cor2
   const SweepSurface& cor2 = r.surfaces[surface_index(r, "chourasia-cor2")];
   const Analysis& cor2_analysis = *find_analysis("chourasia-cor2");
   double worst_gap = 0.0;
+  int asoodeh_points = 0, zcdp_points = 0;
   for (std::size_t p = 0; p < r.spec.point_count(); ++p) {
     const std::vector<double> v = r.spec.point(p);
     const RunConfig config = sweep.point(v);
@@ -114,16 +116,34 @@ TEST_CASE("sweep: the pdi equals C21 Thm 3's exact divergence and chourasia-cor2
       // Equal up to the registry's outward rounding, 4 (K + 16) u relative (docs/analyses.md).
       CHECK(cor2.R[p * K + j] == Approx(cor2_form[j]).epsilon(4.0 * (v[2] + 17) * 1.2e-16));
     }
-    // epsilon is the improved conversion (Balle et al. 2020 Thm 21) of the point's own R at the
-    // order it reports, and no larger than the conversion at any listed order.
+    // epsilon is the conversion the point names (docs/analyses.md section 4: the smallest of the
+    // conversions; the improved one, Balle et al. 2020 Thm 21, except at small R where Asoodeh et
+    // al.'s goes below its floor) of the point's own R at the order it reports, and no larger than
+    // the improved conversion at any listed order.
     const double delta = 1e-5;
     REQUIRE(r.delta[p] == delta);
+    const auto named = [&](const std::string& name, double alpha, double R) {
+      INFO("conversion " << name);
+      REQUIRE((name == "improved" || name == "asoodeh" || name == "mironov"));
+      return name == "improved" ? epsilon_improved(alpha, R, delta)
+             : name == "asoodeh" ? epsilon_asoodeh(alpha, R, delta)
+                                 : epsilon_mironov(alpha, R, delta);
+    };
     const double slope_R = linear_rdp_slope(config, r.orders, std::span<const double>(pdi.R).subspan(p * K, K)).value();
-    CHECK(pdi.epsilon[p] == Approx(epsilon_improved(pdi.best_order[p], pdi.best_order[p] * slope_R, delta)).epsilon(1e-12));
+    if (pdi.conversion[p] == "zcdp") {
+      // R = alpha w: the zCDP route (accounting/zcdp.hpp) wins only beyond the window [1.001, 1e4].
+      CHECK(pdi.epsilon[p] == Approx(epsilon_zcdp(slope_R, delta).epsilon).epsilon(1e-12));
+      CHECK(pdi.best_order[p] > 1e4);
+      ++zcdp_points;
+    } else {
+      CHECK(pdi.epsilon[p] ==
+            Approx(named(pdi.conversion[p], pdi.best_order[p], linear_rdp_at(pdi.best_order[p], slope_R))).epsilon(1e-12));
+    }
     const TrainingRun run = training_run_of(config.spec);
     const double at_best[] = {cor2.best_order[p]};
     const AnalysisResult cor2_at_best = cor2_analysis.assess({config, run, engines}, at_best);
-    CHECK(cor2.epsilon[p] == Approx(epsilon_improved(at_best[0], cor2_at_best.R[0], delta)).epsilon(1e-12));
+    CHECK(cor2.epsilon[p] == Approx(named(cor2.conversion[p], at_best[0], cor2_at_best.R[0])).epsilon(1e-12));
+    asoodeh_points += cor2.conversion[p] == "asoodeh";
     for (std::size_t j = 0; j < K; ++j) {
       CHECK(pdi.epsilon[p] <= epsilon_improved(r.orders[j], pdi.R[p * K + j], delta) * (1 + 1e-15));
       CHECK(cor2.epsilon[p] <= epsilon_improved(r.orders[j], cor2.R[p * K + j], delta) * (1 + 1e-15));
@@ -132,6 +152,9 @@ TEST_CASE("sweep: the pdi equals C21 Thm 3's exact divergence and chourasia-cor2
   }
   INFO("largest relative gap pdi - thm3-exact: " << worst_gap);
   CHECK(worst_gap < 1e-9);
+  // The surface reaches R small enough for Asoodeh et al.'s conversion to attain epsilon somewhere.
+  CHECK(asoodeh_points > 0);
+  INFO("points where the zCDP route attains pdi's epsilon: " << zcdp_points);
 }
 
 TEST_CASE("sweep: a point that breaks a rule gets NaN and its reason; the others are evaluated") {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "accounting/epsilon_delta.hpp"
+#include "accounting/zcdp.hpp"
 #include "accounting/gaussian_dp.hpp"
 #include "commands/compare.hpp"
 #include "commands/solve.hpp"
@@ -268,6 +269,17 @@ TEST_CASE("The conversions to (epsilon, delta) are never below their 50-digit va
           REQUIRE(eps >= 0.0);
         }
         REQUIRE(Mp(epsilon_mironov(a, R, d)) >= Mp(R) - log(Mp(d)) / (Mp(a) - 1));
+        {  // Asoodeh et al. 2021 (accounting/epsilon_delta.hpp): ln(1 + expm1((a-1)R)/(a d))/(a-1)
+          const Mp A = a, t = (A - 1) * Mp(R);
+          const Mp exact_as = log(1 + (exp(t) - 1) / (A * Mp(d))) / (A - 1);
+          const double as = epsilon_asoodeh(a, R, d);
+          REQUIRE(Mp(as) >= exact_as);
+          if (exact_as > 0) REQUIRE(static_cast<double>((Mp(as) - exact_as) / exact_as) < 1e-13);
+          if (R > 0) {
+            const Mp e = exact_as + Mp(0.5), d_as = (exp(t) - 1) / (A * (exp((A - 1) * e) - 1));
+            REQUIRE(Mp(delta_asoodeh(a, R, static_cast<double>(e))) >= std::min(Mp(1), d_as));
+          }
+        }
         // The inverse: delta at epsilon = the exact epsilon + 0.5 (CKS 2020 Prop. 12 form).
         const double target = static_cast<double>(exact) + 0.5;
         if (target > 0) {
@@ -277,6 +289,12 @@ TEST_CASE("The conversions to (epsilon, delta) are never below their 50-digit va
           REQUIRE(Mp(delta_mironov(a, R, target)) >= std::min(Mp(1), exp((A - 1) * (Mp(R) - Mp(target)))));
         }
       }
+  // Bun & Steinke 2016 Prop. 1.3 (accounting/zcdp.hpp): rho + 2 sqrt(rho ln(1/delta)).
+  for (double rho : {1e-12, 1e-6, 0.01, 0.5, 40.0})
+    for (double d : {1e-12, 1e-5, 0.3}) {
+      const Mp exact_bs = Mp(rho) + 2 * sqrt(Mp(rho) * -log(Mp(d)));
+      REQUIRE(Mp(epsilon_zcdp_bun_steinke(rho, d)) >= exact_bs);
+    }
   std::printf("outward rounding: largest epsilon excess %.3g u x (sum of the terms' magnitudes)\n", worst_excess);
   CHECK(worst_excess < 16.0);  // the 8 u margin, one double, and the computation's own error
 }
