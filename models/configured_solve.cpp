@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "accounting/epsilon_over_orders.hpp"
 #include "models/noisy_sgd_worst_case.hpp"
 #include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
@@ -112,6 +113,18 @@ std::optional<double> linear_rdp_slope(const RunConfig& config, std::span<const 
 double linear_rdp_at(double alpha, double slope) {
   const double r = alpha * slope;
   return r == 0.0 || !std::isfinite(r) ? r : std::nextafter(r, std::numeric_limits<double>::infinity());
+}
+
+EpsilonAtOrder row_epsilon(const RunConfig& config, std::span<const double> R, double delta, bool* over_continuum) {
+  const auto& orders = config.spec.orders;
+  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, R, delta);
+  const std::optional<double> slope = linear_rdp_slope(config, orders, R);
+  if (slope) {
+    const EpsilonAtOrder continuous = minimise_epsilon([w = *slope](double alpha) { return linear_rdp_at(alpha, w); }, delta);
+    if (continuous.epsilon < eo.epsilon) eo = continuous;
+  }
+  if (over_continuum) *over_continuum = slope.has_value();
+  return eo;
 }
 
 }  // namespace rdpdyn
