@@ -5,7 +5,7 @@ the command and the Python module load, and which, unpacked, holds the command, 
 the headers and the CMake package; the unpacked command runs (`--version`) with nothing of the
 build tree around it.
 
-Usage: test_deb.py BUILD_DIR VERSION
+Usage: test_deb.py BUILD_DIR VERSION python|no-python (whether the build made the Python module)
 """
 import pathlib
 import subprocess
@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 build, version = pathlib.Path(sys.argv[1]), sys.argv[2]
+python = sys.argv[3] == "python"
 failures = []
 
 
@@ -58,11 +59,12 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
     for library in sorted(direct):
         package = owning_package(library) or owning_package(str(pathlib.Path(library).resolve()))
         check(package in depends, f"{library} ({package}) is in Depends")
-    check({"python3", "python3-numpy"} <= depends, "Depends has python3 and python3-numpy (the module)")
+    if python:
+        check({"python3", "python3-numpy"} <= depends, "Depends has python3 and python3-numpy (the module)")
 
     contents = run("dpkg-deb", "-c", deb)
     for path in ["./usr/bin/rdpdyn", "./usr/include/rdpdyn/library/rdpdyn.hpp", "./usr/lib/cmake/rdpdyn/rdpdynConfig.cmake",
-                 "/rdpdyn/_rdpdyn", "./usr/lib/librdpdyn_math.a"]:
+                 "./usr/lib/librdpdyn_math.a", *(["/dist-packages/rdpdyn/_rdpdyn"] if python else [])]:
         check(path in contents, f"the package holds {path}")
     root = tmp / "root"
     run("dpkg-deb", "-x", deb, root)
@@ -70,8 +72,9 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
     out = run(root / "usr" / "bin" / "rdpdyn", "--version", env=env)
     print(out)
     check(version in out, f"the unpacked rdpdyn --version says {version}")
-    module = next((root / "usr").glob("lib/python3*/dist-packages/rdpdyn/__init__.py"), None)
-    check(module is not None, "the Python package under /usr/lib/python3.X/dist-packages")
+    if python:
+        module = next((root / "usr").glob("lib/python3*/dist-packages/rdpdyn/__init__.py"), None)
+        check(module is not None, "the Python package under /usr/lib/python3.X/dist-packages")
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
