@@ -6,10 +6,10 @@
 set(CPACK_PACKAGE_NAME rdpdyn)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Certified Renyi-DP bounds for the last iterate of noisy gradient descent")
-set(CPACK_PACKAGE_DESCRIPTION
-    "Solves the privacy-dynamics PDI of Chourasia, Ye & Shokri (2021) over a training run described as\n"
-    "data, compares it with the published analyses, converts to (epsilon, delta) and calibrates noise.\n"
-    "Contains the rdpdyn command, its Python module, and the C++ library with its CMake package.")
+# One string: a CMake list would reach the control file with its ';' separators.
+set(CPACK_PACKAGE_DESCRIPTION "Solves the privacy-dynamics PDI of Chourasia, Ye & Shokri (2021) over a training run \
+described as data, compares it with the published analyses, converts to (epsilon, delta) and calibrates noise. \
+Contains the rdpdyn command, its Python module, and the C++ library with its CMake package.")
 set(CPACK_PACKAGE_CONTACT "rdpdyn maintainers <maintainers@users.noreply.a-seed-01509a45.example>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)

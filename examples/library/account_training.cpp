@@ -23,7 +23,7 @@ constexpr double kSigma = 0.02;        // C21 noise: each step adds N(0, 2 eta s
 constexpr std::int64_t kSteps = 400;   // full-batch steps planned
 constexpr std::int64_t kEpoch = 40;    // steps between two looks at the ledger
 constexpr double kDelta = 1e-5;
-constexpr double kBudget = 0.9;        // epsilon the training may spend
+constexpr double kBudget = 0.37;       // epsilon the training may spend
 constexpr double kShownOrder = 8.0;
 
 /// The run as rdpdyn sees it: C21's noisy GD on l(theta; x) = |theta - x|^2 / 2 (1-strongly convex,

@@ -44,7 +44,8 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
     print("\n".join(f"{k}: {v}" for k, v in fields.items()))
     check(fields["Package"] == "rdpdyn" and fields["Version"] == version and fields["Architecture"] == arch,
           "package, version, architecture")
-    check(fields["Maintainer"] != "" and fields["Description"] != "", "maintainer and description")
+    check(fields["Maintainer"] != "" and fields["Description"] != "" and ";" not in fields["Description"],
+          "maintainer and description (one text, not a CMake list)")
     depends = {d.strip().split(" ")[0] for clause in fields["Depends"].split(",") for d in clause.split("|")}
     # Every shared library the built command and module load comes from a declared package.
     loaded = set()
