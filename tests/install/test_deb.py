@@ -58,7 +58,9 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
         needed = [l.split("[")[1].rstrip("]") for l in run("readelf", "-d", binary).splitlines() if "(NEEDED)" in l]
         direct.update(p for p in loaded if pathlib.Path(p).name in needed)
     for library in sorted(direct):
-        package = owning_package(library) or owning_package(str(pathlib.Path(library).resolve()))
+        # The file itself, not a symbolic link to it (a -dev package may own the link).
+        package = owning_package(str(pathlib.Path(library).resolve())) or owning_package(library)
+        print(f"{library} -> {package}")
         check(package in depends, f"{library} ({package}) is in Depends")
     if python:
         check({"python3", "python3-numpy"} <= depends, "Depends has python3 and python3-numpy (the module)")
