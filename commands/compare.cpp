@@ -111,6 +111,20 @@ std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& e, c
   return out;
 }
 
+ComparisonEntry compare_entry(const Analysis& analysis, const AnalysisInput& input, std::span<const double> orders,
+                              std::optional<double> delta) {
+  ComparisonEntry e;
+  e.result = analysis.assess(input, orders);
+  e.result.name = analysis.name;
+  if (e.result.citation.empty()) e.result.citation = analysis.citation;
+  if (!e.result.applies) e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(), e.result.at_order = nullptr;
+  e.status = analysis.status_of(e.result);
+  e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
+  e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
+  if (delta && e.result.applies) assign_epsilon(e, analysis, input, orders, *delta);
+  return e;
+}
+
 Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines, const ComparisonProgress& progress) {
   const RunSpec& spec = config.spec;
   const TrainingRun run = training_run_of(spec);
@@ -121,16 +135,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
   c.include_disputed = spec.include_disputed;
   c.constants = constant_provenance(spec);
   for (const Analysis& analysis : analysis_registry()) {
-    ComparisonEntry e;
-    e.result = analysis.assess(input, spec.orders);
-    e.result.name = analysis.name;
-    if (e.result.citation.empty()) e.result.citation = analysis.citation;
-    if (!e.result.applies) e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(), e.result.at_order = nullptr;
-    e.status = analysis.status_of(e.result);
-    e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
-    e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
-    if (c.delta && e.result.applies) assign_epsilon(e, analysis, input, c.orders, *c.delta);
-    c.entries.push_back(std::move(e));
+    c.entries.push_back(compare_entry(analysis, input, c.orders, c.delta));
     if (progress) progress(c.entries.size(), analysis_registry().size());
   }
 

@@ -93,6 +93,12 @@ std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& entr
                                                      const AnalysisInput& input, std::span<const double> orders,
                                                      double delta);
 
+/// One row of `compare`: `analysis` evaluated at `orders`, its status for this run and, with a
+/// delta, its epsilon (assign_epsilon). A result that does not apply keeps only its reason; its
+/// epsilons are NaN, as they are without a delta.
+ComparisonEntry compare_entry(const Analysis& analysis, const AnalysisInput& input, std::span<const double> orders,
+                              std::optional<double> delta);
+
 /// Called after each analysis with (analyses done, analyses in the registry).
 using ComparisonProgress = std::function<void(std::size_t done, std::size_t total)>;
 

@@ -1,8 +1,6 @@
 #include "commands/solve.hpp"
 
 #include "accounting/epsilon_delta.hpp"
-#include "accounting/epsilon_over_orders.hpp"
-#include "accounting/zcdp.hpp"
 #include "analyses/closed_form_curves.hpp"
 #include "models/configured_solve.hpp"
 #include "models/known_constants.hpp"
@@ -100,23 +98,9 @@ RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, Repo
   report.extra_attributes = std::move(summary.attributes);
 
   if (spec.report_delta) {
-    // The smallest of the single-order conversions (Mironov 2017 Prop. 3; Balle et al. 2020,
-    // arXiv:1905.09982, Thm 21; Asoodeh et al. 2021; accounting/epsilon_delta.hpp) of the
-    // outward-rounded final row, minimised over the recorded orders and, when the bound is alpha w at
-    // every order (models/configured_solve.hpp), over alpha in [1.001, 1e4]
-    // (accounting/epsilon_over_orders.hpp) and by the zCDP route (accounting/zcdp.hpp), as compare.
-    EpsilonAtOrder eo = minimise_epsilon_on_grid(spec.orders, summary.final_R, *spec.report_delta, RdpConversion::Best);
-    const std::optional<double> slope = linear_rdp_slope(config, spec.orders, summary.final_R);
-    if (slope) {
-      const EpsilonAtOrder continuous =
-          minimise_epsilon([w = *slope](double alpha) { return linear_rdp_at(alpha, w); }, *spec.report_delta,
-                           kDefaultMaxOrder, RdpConversion::Best);
-      if (continuous.epsilon < eo.epsilon) eo = continuous;
-      // Same rule as commands/compare.cpp: the route's own search of the same minimum must be lower
-      // by more than the minimisers' tolerance to be reported.
-      const EpsilonAtOrder z = epsilon_zcdp(*slope, *spec.report_delta);
-      if (z.epsilon < eo.epsilon * (1.0 - 1e-9)) eo = z;
-    }
+    // The outward-rounded final row converted (models/configured_solve.hpp, row_epsilon).
+    bool slope = false;
+    const EpsilonAtOrder eo = row_epsilon(config, summary.final_R, *spec.report_delta, &slope);
     auto& a = report.extra_attributes;
     a["delta"] = format_number(*spec.report_delta);
     a["epsilon"] = format_number(eo.epsilon);

@@ -1,11 +1,15 @@
 #include "models/configured_solve.hpp"
 
+#include "accounting/zcdp.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "accounting/epsilon_over_orders.hpp"
+#include "accounting/zcdp.hpp"
 #include "models/noisy_sgd_worst_case.hpp"
 #include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
@@ -112,6 +116,28 @@ std::optional<double> linear_rdp_slope(const RunConfig& config, std::span<const 
 double linear_rdp_at(double alpha, double slope) {
   const double r = alpha * slope;
   return r == 0.0 || !std::isfinite(r) ? r : std::nextafter(r, std::numeric_limits<double>::infinity());
+}
+
+EpsilonAtOrder row_epsilon(const RunConfig& config, std::span<const double> R, double delta, bool* over_continuum) {
+  // The smallest of the single-order conversions (Mironov 2017 Prop. 3; Balle et al. 2020,
+  // arXiv:1905.09982, Thm 21; Asoodeh et al. 2021; accounting/epsilon_delta.hpp) of the
+  // outward-rounded row, minimised over the recorded orders and, when the bound is alpha w at every
+  // order, over alpha in [1.001, 1e4] (accounting/epsilon_over_orders.hpp) and by the zCDP route
+  // (accounting/zcdp.hpp), as compare.
+  const auto& orders = config.spec.orders;
+  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, R, delta, RdpConversion::Best);
+  const std::optional<double> slope = linear_rdp_slope(config, orders, R);
+  if (slope) {
+    const EpsilonAtOrder continuous = minimise_epsilon([w = *slope](double alpha) { return linear_rdp_at(alpha, w); },
+                                                       delta, kDefaultMaxOrder, RdpConversion::Best);
+    if (continuous.epsilon < eo.epsilon) eo = continuous;
+    // Same rule as commands/compare.cpp: the route's own search of the same minimum must be lower by
+    // more than the minimisers' tolerance to be reported.
+    const EpsilonAtOrder z = epsilon_zcdp(*slope, delta);
+    if (z.epsilon < eo.epsilon * (1.0 - 1e-9)) eo = z;
+  }
+  if (over_continuum) *over_continuum = slope.has_value();
+  return eo;
 }
 
 }  // namespace rdpdyn

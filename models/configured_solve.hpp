@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 
+#include "accounting/epsilon_delta.hpp"
 #include "models/run_config.hpp"
 #include "solver/engine.hpp"
 
@@ -36,5 +37,13 @@ std::optional<double> linear_rdp_slope(const RunConfig& config, std::span<const 
 /// alpha * slope rounded up (one correctly rounded product, then one double towards +infinity):
 /// the bound at any order alpha > 1 of a run with linear_rdp_slope.
 double linear_rdp_at(double alpha, double slope);
+
+/// epsilon at `delta` of one row `R` of solve_configured_run at the configured orders, as `rdpdyn
+/// solve` reports it for the final row: the smallest valid RDP conversion (accounting/epsilon_delta.hpp,
+/// RdpConversion::Best) minimised over the recorded orders and, when the row has a
+/// linear_rdp_slope (R known at every order), over alpha in [1.001, 1e4] and by the zCDP route as
+/// well (accounting/epsilon_over_orders.hpp, accounting/zcdp.hpp). `over_continuum` (may be null) tells which was done.
+EpsilonAtOrder row_epsilon(const RunConfig& config, std::span<const double> R, double delta,
+                           bool* over_continuum = nullptr);
 
 }  // namespace rdpdyn

@@ -10,9 +10,10 @@ import re
 import sys
 
 # The layers, lowest first (README, "Map of the code"). A tuple holds peers: the same layer, and
-# they do not include each other (apps/ the command line, python/ the Python module).
+# they do not include each other (apps/ the command line, python/ the Python module, library/ the
+# public C++ API).
 LAYERS = ["numerics", "dynamics", "accounting", "solver", "models", "analyses", "validation",
-          "commands", "io", ("apps", "python")]
+          "commands", "io", ("apps", "python", "library")]
 FOLDERS = [f for layer in LAYERS for f in (layer if isinstance(layer, tuple) else (layer,))]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/')
 

@@ -1,0 +1,54 @@
+#include "library/session.hpp"
+
+#include "analyses/analysis.hpp"
+#include "models/configured_solve.hpp"
+#include "models/privacy_model.hpp"
+#include "models/spec_error.hpp"
+#include "solver/engine_registry.hpp"
+#include "solver/petsc_session.hpp"
+
+namespace rdpdyn {
+namespace {
+
+/// One PETSc per process: it cannot start again once finalised (MPI cannot), so every Session shares
+/// this one, started on first need and finalised at exit.
+PetscSession& petsc() {
+  static PetscSession session("rdpdyn-library", {});
+  return session;
+}
+
+/// The registry over the communicator the run needs: PETSc's world for the finite-difference
+/// engine (started here), else a constant that the characteristics engine never uses in a call.
+EngineRegistry engines_for(const RunConfig& run) {
+  if (run.engine == "finite-difference") petsc().require();
+  return engine_registry(petsc().comm());
+}
+
+}  // namespace
+
+std::vector<std::string> Session::engine_names() const { return engine_registry(petsc().comm()).names(); }
+
+std::vector<std::string> Session::analysis_names() const {
+  std::vector<std::string> names;
+  for (const Analysis& a : analysis_registry()) names.push_back(a.name);
+  return names;
+}
+
+EngineSummary Session::solve(const RunConfig& run, RecordObserver& observer) const {
+  return solve_configured_run(run, engines_for(run), observer);
+}
+
+EpsilonAtOrder Session::epsilon(const RunConfig& run, std::span<const double> R, double delta) const {
+  return row_epsilon(run, R, delta);
+}
+
+ComparisonEntry Session::analyse(const RunConfig& run, std::string_view name, std::optional<double> delta) const {
+  const Analysis* analysis = find_analysis(name);
+  if (!analysis) throw SpecError("analysis", "\"" + std::string(name) + "\"", "is not registered; one of " + rdpdyn::analysis_names());
+  const EngineRegistry engines = engines_for(run);
+  const TrainingRun training = training_run_of(run.spec);
+  const AnalysisInput input{run, training, engines};
+  return compare_entry(*analysis, input, run.spec.orders, delta ? delta : run.spec.report_delta);
+}
+
+}  // namespace rdpdyn

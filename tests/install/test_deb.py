@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""install:deb (README, "Install and use as a library"): `cpack -G DEB` of the build tree makes
+rdpdyn_<version>_<arch>.deb whose control fields name the Debian packages of every shared library
+the command and the Python module load, and which, unpacked, holds the command, the Python module,
+the headers and the CMake package; the unpacked command runs (`--version`) with nothing of the
+build tree around it.
+
+Usage: test_deb.py BUILD_DIR VERSION python|no-python (whether the build made the Python module)
+"""
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+build, version = pathlib.Path(sys.argv[1]), sys.argv[2]
+python = sys.argv[3] == "python"
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL " + message)
+
+
+def run(*args, **kw):
+    return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True, **kw).stdout
+
+
+def owning_package(library):
+    """The Debian package that ships a shared library (dpkg -S), without the architecture qualifier."""
+    out = subprocess.run(["dpkg", "-S", library], capture_output=True, text=True).stdout
+    return out.split(":")[0].strip() if out else None
+
+
+with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
+    tmp = pathlib.Path(tmp)
+    run("cpack", "-G", "DEB", "-B", tmp, "--config", build / "CPackConfig.cmake")
+    arch = run("dpkg", "--print-architecture").strip()
+    deb = tmp / f"rdpdyn_{version}_{arch}.deb"
+    check(deb.is_file(), f"{deb.name} made ({sorted(p.name for p in tmp.iterdir())})")
+    fields = {f: run("dpkg-deb", "-f", deb, f).strip() for f in ("Package", "Version", "Architecture", "Maintainer",
+                                                                  "Description", "Depends")}
+    print("\n".join(f"{k}: {v}" for k, v in fields.items()))
+    check(fields["Package"] == "rdpdyn" and fields["Version"] == version and fields["Architecture"] == arch,
+          "package, version, architecture")
+    check(fields["Maintainer"] != "" and fields["Description"] != "" and ";" not in fields["Description"],
+          "maintainer and description (one text, not a CMake list)")
+    depends = {d.strip().split(" ")[0] for clause in fields["Depends"].split(",") for d in clause.split("|")}
+    # Every shared library the built command and module load comes from a declared package.
+    loaded = set()
+    for binary in [build / "rdpdyn", *sorted((build / "python" / "rdpdyn").glob("_rdpdyn*.so"))]:
+        for line in run("ldd", binary).splitlines():
+            if "=>" in line and "/" in line.split("=>")[1]:
+                loaded.add(line.split("=>")[1].split()[0])
+    direct = set()
+    for binary in [build / "rdpdyn", *sorted((build / "python" / "rdpdyn").glob("_rdpdyn*.so"))]:
+        needed = [l.split("[")[1].rstrip("]") for l in run("readelf", "-d", binary).splitlines() if "(NEEDED)" in l]
+        direct.update(p for p in loaded if pathlib.Path(p).name in needed)
+    for library in sorted(direct):
+        # The file itself, not a symbolic link to it (a -dev package may own the link).
+        package = owning_package(str(pathlib.Path(library).resolve())) or owning_package(library)
+        print(f"{library} -> {package}")
+        check(package in depends, f"{library} ({package}) is in Depends")
+    if python:
+        check({"python3", "python3-numpy"} <= depends, "Depends has python3 and python3-numpy (the module)")
+
+    contents = run("dpkg-deb", "-c", deb)
+    for path in ["./usr/bin/rdpdyn", "./usr/include/rdpdyn/library/rdpdyn.hpp", "./usr/lib/cmake/rdpdyn/rdpdynConfig.cmake",
+                 "./usr/lib/librdpdyn_math.a", *(["/dist-packages/rdpdyn/_rdpdyn"] if python else [])]:
+        check(path in contents, f"the package holds {path}")
+    root = tmp / "root"
+    run("dpkg-deb", "-x", deb, root)
+    env = {"PATH": "/usr/bin:/bin"}
+    out = run(root / "usr" / "bin" / "rdpdyn", "--version", env=env)
+    print(out)
+    check(version in out, f"the unpacked rdpdyn --version says {version}")
+    if python:
+        module = next((root / "usr").glob("lib/python3*/dist-packages/rdpdyn/__init__.py"), None)
+        check(module is not None, "the Python package under /usr/lib/python3.X/dist-packages")
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
