@@ -16,6 +16,16 @@
 // two Gaussian iterate laws (tests/analyses/test_gaussian_dp_entries.cpp): with q = 1 - eta h,
 // mean gap (eta S_g/n)(1 - q^T)/(1 - q) and variance 2 eta sigma^2 (1 - q^(2T))/(1 - q^2) give mu^2 =
 // mu_1^2 (1 + q)(1 - q^T)/((1 - q)(1 + q^T)), increasing in q, largest at h = m.
+//
+// NoisyCGD (Sec. 4, cyclic batches, strongly convex; Thm 4.5 as cited by third parties, see
+// docs/analyses.md): l = n/b disjoint batches of size b taken in a fixed cyclic order for E epochs
+// (T = E l steps), same c and step condition:
+//   mu(E) = mu_1 sqrt(1 + c^(2l-2) (1 - c^2)/(1 - c^l)^2 * (1 - c^(l(E-1)))/(1 + c^(l(E-1)))),
+// mu_1 the one-step parameter of a batch of size b. The "1" is the record's last use, worst when the
+// record sits in the last batch (no contraction after it); the second term is the shifted-away gap
+// of its E - 1 earlier uses. A DP bound holds for every neighbouring pair, so for every position.
+// Read from the authors' reproduction scripts (github.com/jinhobok/shifted_interpolation_dp,
+// plot_table_ncgd_fdp.py, table_privacy_lr.py); the paper's text could not be read here.
 #include <cstdint>
 
 #include "analyses/analysis.hpp"
@@ -33,8 +43,26 @@ double shifted_interpolation_full_batch_mu(double mu_1, double one_minus_c, std:
 /// contraction), rounded down: mu falls as 1 - c grows, and 2 - eta M cancels near eta M = 2.
 double gradient_map_one_minus_contraction(double eta, double m, double M);
 
+/// 1 + c^(2l-2) (1 - c^2)/(1 - c^l)^2 (1 - c^(l(E-1)))/(1 + c^(l(E-1))): mu(E)^2 / mu_1^2 of the
+/// cyclic bound, from one_minus_c = 1 - c in (0, 1] (c^k by expm1/log1p, no cancellation near c = 1);
+/// l >= 1 batches, E >= 0 epochs (0 for E = 0: no step). Tends to 1 + (E-1)/l as c -> 1; E = 1
+/// gives 1 (one use, at the last step); l = 1 gives 1 + (full-batch factor of E - 1 steps).
+double shifted_interpolation_cyclic_factor(double one_minus_c, std::int64_t batches, std::int64_t epochs);
+
+/// mu(E) of the cyclic bound above.
+double shifted_interpolation_cyclic_mu(double mu_1, double one_minus_c, std::int64_t batches, std::int64_t epochs);
+
 /// "bok-su-altschuler-full-batch": refuses runs outside the theorem (not full batch, lambda = 0,
 /// eta >= 2/beta, constants undeclared); sets mu and R = alpha mu^2/2 at the orders.
 AnalysisResult bok_su_altschuler_full_batch(const TrainingRun& run);
+
+/// "bok-su-altschuler-cyclic": sampling = partition (a fixed partition cycled in order) or
+/// shuffle-once (a partition drawn once and cycled: given the draw a fixed partition; f-DP is kept
+/// under mixtures, so the bound holds for the random draw too), or shuffle for a single epoch (then
+/// one random partition); b | n; whole epochs; refuses shuffle over several epochs (the record
+/// changes position), per-step and poisson (the paper's NoisySGD, not implemented), full batch,
+/// lambda = 0, eta >= 2/beta, add-remove adjacency (a fixed-size batch refills the removed record's
+/// slot); sets mu and R = alpha mu^2/2.
+AnalysisResult bok_su_altschuler_cyclic(const TrainingRun& run);
 
 }  // namespace rdpdyn

@@ -213,6 +213,10 @@ std::vector<Analysis> build_registry() {
       {"bok-su-altschuler-full-batch",
        "Bok, Su & Altschuler 2024 (arXiv:2403.00278) Sec. 4, NoisyGD, strongly convex (shifted interpolation)", P, "",
        true, gdp_paper(bok_su_altschuler_full_batch)},
+      {"bok-su-altschuler-cyclic",
+       "Bok, Su & Altschuler 2024 (arXiv:2403.00278) Sec. 4, NoisyCGD, strongly convex (Thm 4.5 as cited by third "
+       "parties; formula of the authors' scripts plot_table_ncgd_fdp.py, table_privacy_lr.py)",
+       P, "", true, gdp_paper(bok_su_altschuler_cyclic)},
       {"gdp-composition", "Dong, Roth & Su 2022 (arXiv:1905.02383) Thm 2.7, Cor 3.3 (Gaussian-DP composition)", P, "",
        true, gdp_spec(gdp_composition)},
       {"exact",

@@ -216,3 +216,188 @@ TEST_CASE("gdp-composition is mu_1 sqrt(T) on full batch; refuses R_0", "[gdp]")
   CHECK(!refused.applies);
   CHECK(refused.reason.find("R_0") != std::string::npos);
 }
+
+// ---- bok-su-altschuler-cyclic: shifted interpolation for NoisyCGD (cyclic batches) ----
+
+namespace {
+
+/// Noisy SGD with fixed-size batches: n records, batch b, `steps` steps, a strongly convex and
+/// smooth loss declared through [lsi] (lambda, beta), replace adjacency.
+RunConfig cyclic_run(BatchSampling sampling, double n, std::int64_t b, std::int64_t steps, double eta, double sigma,
+                     double Sg, double lambda, double beta) {
+  RunConfig c;
+  RunSpec& s = c.spec;
+  s.algorithm.kind = AlgorithmKind::NoisySgd;
+  s.algorithm.sampling = sampling;
+  s.algorithm.batch_size = b;
+  s.algorithm.phases = {Phase::of(steps, eta, sigma)};
+  s.algorithm.n = n;
+  s.algorithm.sensitivity = Sg;
+  s.lsi = LsiSpec::recursion(lambda, beta);
+  s.gamma = GammaChoice::optimal();
+  s.orders = {2.0, 8.0};
+  s.report_delta = 1e-5;
+  return c;
+}
+
+/// The exact GDP parameter of the last iterates of a one-dimensional linear run theta -> q theta -
+/// (eta/b) (gradient term) + N(0, s^2), the differing record shifting its batch's update by Delta:
+/// both laws are Gaussian with the same variance, so mu = |mean gap| / std (Dong, Roth & Su 2022,
+/// arXiv:1905.02383, the Gaussian mechanism). The record is in batch `position` (1..l) of l, the
+/// batches cycled in order; computed step by step, independently of any closed form.
+double cyclic_exact_mu(double q, double Delta, double s, std::int64_t l, std::int64_t position, std::int64_t steps) {
+  double gap = 0.0, var = 0.0;
+  for (std::int64_t t = 0; t < steps; ++t) {
+    gap = q * gap + ((t % l) + 1 == position ? Delta : 0.0);
+    var = q * q * var + s * s;
+  }
+  return std::fabs(gap) / std::sqrt(var);
+}
+
+}  // namespace
+
+TEST_CASE("Shifted interpolation, cyclic: the authors' formula at their numbers and its limits",
+          "[gdp][bok-su-altschuler]") {
+  // Reference values: the formula mu sqrt(1 + c^(2l-2)(1-c^2)/(1-c^l)^2 (1-c^(l(E-1)))/(1+c^(l(E-1))))
+  // of the authors' scripts evaluated with mpmath at 50 digits (/usr/bin/python3, by hand, not by
+  // this code). plot_table_ncgd_fdp.py (Tables 9-12 of the paper): mu = 0.2, (c, l, E).
+  CHECK(shifted_interpolation_cyclic_mu(0.2, 0.01, 20, 5) == Approx(0.21506723990209907).epsilon(1e-13));
+  CHECK(shifted_interpolation_cyclic_mu(0.2, 0.01, 20, 50) == Approx(0.23745298463487464).epsilon(1e-13));
+  CHECK(shifted_interpolation_cyclic_mu(0.2, 0.01, 20, 500) == Approx(0.23745662672327209).epsilon(1e-13));
+  CHECK(shifted_interpolation_cyclic_mu(0.2, 0.02, 10, 50) == Approx(0.27000399691783318).epsilon(1e-13));
+  CHECK(shifted_interpolation_cyclic_mu(0.2, 0.005, 40, 500) == Approx(0.21949111840609087).epsilon(1e-13));
+  // table_privacy_lr.py (the paper's Table 1, regularised logistic regression on MNIST): mu = 2/3,
+  // l = 40, c = 0.9999 (lambda = 0.002) and 0.9998 (lambda = 0.004), E = 50, 100, 200.
+  CHECK(shifted_interpolation_cyclic_mu(2.0 / 3, 1e-4, 40, 50) == Approx(0.99249139689823049).epsilon(1e-11));
+  CHECK(shifted_interpolation_cyclic_mu(2.0 / 3, 1e-4, 40, 100) == Approx(1.2353387985082623).epsilon(1e-11));
+  CHECK(shifted_interpolation_cyclic_mu(2.0 / 3, 1e-4, 40, 200) == Approx(1.5929736509892345).epsilon(1e-11));
+  CHECK(shifted_interpolation_cyclic_mu(2.0 / 3, 2e-4, 40, 200) == Approx(1.5061239791336927).epsilon(1e-11));
+  // Hand value: c = 1/2, l = 2, E = 2: 1 + (1/4)(3/4)/(3/4)^2 (3/4)/(5/4) = 1 + (1/3)(3/5) = 1.2.
+  CHECK(shifted_interpolation_cyclic_factor(0.5, 2, 2) == Approx(1.2).epsilon(1e-15));
+  // E = 1: one use, at the last step: mu_1 (no amplification); E = 0: no step.
+  CHECK(shifted_interpolation_cyclic_factor(0.3, 7, 1) == 1.0);
+  CHECK(shifted_interpolation_cyclic_factor(0.3, 7, 0) == 0.0);
+  // c = 0 (eta m = eta M = 1): the earlier uses are forgotten at once; l = 1 keeps one more step.
+  CHECK(shifted_interpolation_cyclic_factor(1.0, 5, 9) == 1.0);
+  CHECK(shifted_interpolation_cyclic_factor(1.0, 1, 9) == 2.0);
+  // l = 1 (b = n): 1 + the full-batch factor of E - 1 steps, never below the full-batch bound of E
+  // steps (the cyclic theorem pays the last step in full; equal at E = 1).
+  for (std::int64_t E = 1; E < 40; ++E) {
+    CHECK(shifted_interpolation_cyclic_factor(0.3, 1, E) ==
+          Approx(1.0 + shifted_interpolation_factor(0.3, E - 1)).epsilon(1e-14));
+    CHECK(shifted_interpolation_cyclic_factor(0.3, 1, E) >= shifted_interpolation_factor(0.3, E) * (1 - 1e-15));
+  }
+  // c -> 1: 1 + (E - 1)/l (each earlier epoch costs 1/l of a use), below the GDP composition E.
+  CHECK(shifted_interpolation_cyclic_factor(1e-12, 20, 101) == Approx(1.0 + 100.0 / 20).epsilon(1e-6));
+  // Non-decreasing in c (so rounding 1 - c down is outward) and in E.
+  for (std::int64_t l : {1, 2, 5, 29}) {
+    for (std::int64_t E = 1; E < 60; ++E) {
+      CHECK(shifted_interpolation_cyclic_factor(0.05, l, E + 1) >= shifted_interpolation_factor(0.0, 0));
+      CHECK(shifted_interpolation_cyclic_factor(0.05, l, E + 1) >= shifted_interpolation_cyclic_factor(0.05, l, E));
+      CHECK(shifted_interpolation_cyclic_factor(0.04, l, E) >= shifted_interpolation_cyclic_factor(0.05, l, E));
+      CHECK(shifted_interpolation_cyclic_factor(0.05, l, E) <= static_cast<double>(E) * (1 + 1e-15));
+    }
+  }
+}
+
+TEST_CASE("Shifted interpolation, cyclic: never below the exact GDP parameter of a linear run, at any position",
+          "[gdp][bok-su-altschuler][soundness]") {
+  // A quadratic per-record loss with curvature h in [m, M] contracts by q = 1 - eta h; its two last
+  // iterates are Gaussian. The bound uses c = max |1 - eta h| over [m, M] and must hold for every
+  // batch position of the record and every such h.
+  std::mt19937_64 rng(4545);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  for (int i = 0; i < 300; ++i) {
+    const double m = 0.05 + 2.0 * U(rng), M = m * (1.0 + 4.0 * U(rng));
+    const double eta = (0.01 + 1.98 * U(rng)) / M;
+    const double sigma = 0.1 + U(rng), Sg = 0.5 + 3.0 * U(rng);
+    const auto b = static_cast<std::int64_t>(1 + 50 * U(rng));
+    const auto l = static_cast<std::int64_t>(1 + 12 * U(rng));
+    const auto E = static_cast<std::int64_t>(1 + 40 * U(rng));
+    const double one_minus_c = gradient_map_one_minus_contraction(eta, m, M);
+    REQUIRE(one_minus_c > 0.0);
+    const double mu_1 = noise_units::one_step_gdp_mu(sigma, eta, Sg, static_cast<double>(b));
+    const double bound = shifted_interpolation_cyclic_mu(mu_1, one_minus_c, l, E);
+    const double Delta = noise_units::step_sensitivity(Sg, eta, static_cast<double>(b));
+    const double s = noise_units::c21_step_noise_std(sigma, eta);
+    for (double h : {m, M, m + (M - m) * U(rng)})
+      for (std::int64_t j = 1; j <= l; ++j) {
+        INFO("m = " << m << ", M = " << M << ", eta = " << eta << ", h = " << h << ", l = " << l << ", E = " << E
+                    << ", position " << j);
+        CHECK(bound >= cyclic_exact_mu(1.0 - eta * h, Delta, s, l, j, E * l) * (1 - 1e-12));
+      }
+  }
+  // Tight where the theorem's slack vanishes: l = 2, the record in the last batch, q = c, many
+  // epochs. A bound that were too small (a lost factor) fails the check above; one that were too
+  // large (a doubled mu_1, a missing contraction) fails this one.
+  for (double one_minus_c : {0.4, 0.1, 0.02}) {
+    const double q = 1.0 - one_minus_c;
+    const double exact = cyclic_exact_mu(q, 1.0, 1.0, 2, 2, 2 * 4000);
+    CHECK(shifted_interpolation_cyclic_mu(1.0, one_minus_c, 2, 4000) == Approx(exact).epsilon(1e-9));
+  }
+  // With l > 2 it is strictly above (the last use is paid in full, the earlier gaps spread).
+  CHECK(shifted_interpolation_cyclic_mu(1.0, 0.1, 10, 50) > 1.05 * cyclic_exact_mu(0.9, 1.0, 1.0, 10, 10, 500));
+}
+
+TEST_CASE("bok-su-altschuler-cyclic: the registry entry, its samplings and refusals", "[gdp][bok-su-altschuler]") {
+  const EngineRegistry engines = characteristics_only();
+  // n = 1000, b = 50: l = 20 batches; 10 epochs; eta = 0.2, lambda = 0.5, beta = 4: c = max(0.9, 0.2).
+  const double n = 1000, eta = 0.2, sigma = 0.3, Sg = 2.0, lambda = 0.5, beta = 4.0;
+  const std::int64_t b = 50, steps = 200;
+  auto assess = [&](const RunConfig& c) {
+    return find_analysis("bok-su-altschuler-cyclic")->assess({c, training_run_of(c.spec), engines}, c.spec.orders);
+  };
+  const RunConfig part = cyclic_run(BatchSampling::Partition, n, b, steps, eta, sigma, Sg, lambda, beta);
+  const AnalysisResult r = assess(part);
+  INFO(r.reason);
+  REQUIRE(r.applies);
+  // mu_1 = (eta S_g / b)/(sqrt(2 eta) sigma) = 0.008 / (0.6324555... x 0.3) = 0.042163702135578...;
+  // factor at c = 0.9, l = 20, E = 10 (mpmath, 50 digits): 1.0044932565496990.
+  const double mu_1 = (eta * Sg / b) / (std::sqrt(2 * eta) * sigma);
+  CHECK(mu_1 == Approx(0.042163702135578393).epsilon(1e-14));
+  CHECK(shifted_interpolation_cyclic_factor(0.1, 20, 10) == Approx(1.0044932565496990).epsilon(1e-13));
+  const double mu = mu_1 * std::sqrt(shifted_interpolation_cyclic_factor(0.1, 20, 10));
+  CHECK(*r.mu == Approx(mu).epsilon(1e-12));
+  CHECK(*r.mu >= mu);  // rounded outward
+  CHECK(r.R[1] == Approx(8.0 * mu * mu / 2).epsilon(1e-12));
+  CHECK(r.reason.find("E = 10") != std::string::npos);
+  // Below the GDP composition of the 10 uses, mu_1 sqrt(10).
+  const Comparison cmp = run_comparison(part, engines);
+  CHECK(*entry(cmp, "bok-su-altschuler-cyclic").result.mu < *entry(cmp, "gdp-composition").result.mu);
+  CHECK(entry(cmp, "bok-su-altschuler-cyclic").epsilon_orders == "gdp");
+
+  // A partition drawn once: the same bound (it holds for every draw).
+  const AnalysisResult once = assess(cyclic_run(BatchSampling::ShuffleOnce, n, b, steps, eta, sigma, Sg, lambda, beta));
+  REQUIRE(once.applies);
+  CHECK(*once.mu == *r.mu);
+  // shuffle: one epoch only (then it is one random partition); more epochs move the record.
+  CHECK(assess(cyclic_run(BatchSampling::Shuffle, n, b, 20, eta, sigma, Sg, lambda, beta)).applies);
+  const AnalysisResult reshuffled = assess(cyclic_run(BatchSampling::Shuffle, n, b, steps, eta, sigma, Sg, lambda, beta));
+  CHECK(!reshuffled.applies);
+  CHECK(reshuffled.reason.find("fresh partition") != std::string::npos);
+  for (BatchSampling fresh : {BatchSampling::PerStep, BatchSampling::Poisson}) {
+    RunConfig c = cyclic_run(fresh, n, b, steps, eta, sigma, Sg, lambda, beta);
+    if (fresh == BatchSampling::Poisson) c.spec.algorithm.sampling_rate = 0.05;
+    const AnalysisResult x = assess(c);
+    CHECK(!x.applies);
+    CHECK(x.reason.find("NoisySGD") != std::string::npos);
+  }
+  // Whole epochs only.
+  const AnalysisResult partial = assess(cyclic_run(BatchSampling::Partition, n, b, 210, eta, sigma, Sg, lambda, beta));
+  CHECK(!partial.applies);
+  CHECK(partial.reason.find("whole epochs") != std::string::npos);
+  // Strong convexity and eta < 2/beta.
+  CHECK(!assess(cyclic_run(BatchSampling::Partition, n, b, steps, eta, sigma, Sg, 0.0, beta)).applies);
+  CHECK(!assess(cyclic_run(BatchSampling::Partition, n, b, steps, 0.5, sigma, Sg, lambda, beta)).applies);
+  // Add-remove with fixed-size batches: refused (a refilled slot doubles the step's shift).
+  RunConfig ar = part;
+  ar.spec.adjacency = Adjacency::AddRemove;
+  const AnalysisResult addrem = assess(ar);
+  CHECK(!addrem.applies);
+  CHECK(addrem.reason.find("add-remove") != std::string::npos);
+  // Full batch: the full-batch entry's business.
+  RunConfig full = part;
+  full.spec.algorithm.kind = AlgorithmKind::NoisyGd;
+  full.spec.algorithm.sampling = BatchSampling::FullBatch;
+  CHECK(!assess(full).applies);
+}

@@ -199,6 +199,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check("mnist: ye-shokri-thm3.3 = (91), rounded outward", rounded_up_from(got, list(ref.values()), 2900), got)
     check("mnist: the shifted recursion is below (91)",
           all(x < y for x, y in zip(a["ye-shokri-thm3.3-shifted"]["R"], a["ye-shokri-thm3.3"]["R"])))
+    # Shifted interpolation for the cyclic batches (Bok, Su & Altschuler 2024, NoisyCGD): mu_1 = 2/3.08
+    # (noise multiplier 3.08, replace), c = 1 - eta lambda = 0.94, l = 29, E = 100; the formula
+    # mu_1 sqrt(1 + c^56 (1-c^2)/(1-c^29)^2 (1-c^2871)/(1+c^2871)) by mpmath at 30 digits:
+    # 0.651048507773501374 (docs/analyses.md, "bok-su-altschuler-cyclic").
+    cyc = a["bok-su-altschuler-cyclic"]
+    check("mnist: bok-su-altschuler-cyclic applies", cyc["applies"], cyc["reason"])
+    check("mnist: bok-su-altschuler-cyclic mu, rounded outward",
+          rounded_up_from([cyc["mu"]], [0.651048507773501374], 2900), cyc["mu"])
+    check("mnist: the cyclic bound is below the GDP composition mu_1 sqrt(100)",
+          cyc["mu"] < a["gdp-composition"]["mu"] and cyc["epsilon"] < a["gdp-composition"]["epsilon"])
+
+    # Poisson batches (DP-SGD accounting example): the cyclic theorem does not cover them.
+    a = {x["name"]: x for x in json.loads(compare("dpsgd_accounting.toml", "--json").stdout)["analyses"]}
+    check("dpsgd: bok-su-altschuler-cyclic refuses Poisson batches, naming NoisySGD",
+          not a["bok-su-altschuler-cyclic"]["applies"] and "NoisySGD" in a["bok-su-altschuler-cyclic"]["reason"],
+          a["bok-su-altschuler-cyclic"]["reason"])
 
     # YS22 Thm D.5 (Balle et al.): the last batch a published bound, the first batch for its own
     # records only (record-specific), smaller but never best.
