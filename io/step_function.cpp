@@ -78,7 +78,11 @@ StepFunction StepFunction::read(const Section& s, const std::string& name) {
   StepFunction f;
   f.key_ = s.key(name);
   f.expression_ = v.is_string() ? v.as_string().str : preset_schedule_expression(s.table(name));
-  f.function_ = compile_expression(f.key_, f.expression_, {"k", "K"});
+  try {
+    f.function_ = compile_expression(f.key_, f.expression_, {"k", "K"});
+  } catch (const SpecError& e) {
+    throw SpecError(e.key(), e.value(), "must be a number, or an expression in k and K or a preset table; " + e.rule());
+  }
   return f;
 }
 

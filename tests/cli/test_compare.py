@@ -218,6 +218,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # YS22 Thm D.5 (Balle et al.): the last batch a published bound, the first batch for its own
     # records only (record-specific), smaller but never best.
+    obj = json.loads(compare("ye_shokri_mnist_partition.toml", "--json").stdout)
+    a = {x["name"]: x for x in obj["analyses"]}
     first, last = a["ye-shokri-d5-first-batch"], a["ye-shokri-d5-last-batch"]
     check("mnist: Thm D.5 applies, last batch published, first batch record-specific",
           first["applies"] and last["applies"] and last["status"] == "published"
