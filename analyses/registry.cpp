@@ -199,7 +199,10 @@ std::vector<Analysis> build_registry() {
       {"altschuler-talwar-b3", "Altschuler & Talwar 2022 (arXiv:2205.13710) eq. (B.3)", X, at_gap, true,
        disputed_only_when_sampled(altschuler_talwar_b3)},
       {"altschuler-talwar-thm5.6",
-       "Altschuler & Talwar 2022 (arXiv:2205.13710) Thm 5.6, the display (5.6) of its proof (cyclic batches)", P, "",
+       "derived from Altschuler & Talwar 2022 (arXiv:2205.13710) Thm 5.6, the display (5.6) of its proof (cyclic "
+       "batches)",
+       D, "docs/analyses.md, \"altschuler-talwar-thm5.6\" (the theorem is stated up to constants; the proof's display "
+       "is evaluated, over the smaller of two windows, T-bar rounded up to whole epochs)",
        true, paper(altschuler_talwar_thm56)},
       {"pabi-strongly-convex", "derived from Altschuler & Talwar 2022 (arXiv:2205.13710) Prop. 5.4", D,
        "docs/analyses.md, \"pabi-strongly-convex\"", true, paper(pabi_strongly_convex)},
