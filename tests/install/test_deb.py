@@ -12,17 +12,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "cli"))
+from checks import check, finish  # noqa: E402
+
 build, version = pathlib.Path(sys.argv[1]), sys.argv[2]
 python = sys.argv[3] == "python"
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL " + message)
-
-
 def run(*args, **kw):
     r = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kw)
     if r.returncode != 0:  # show why (e.g. a tool cpack needs is missing)
@@ -41,14 +35,12 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
     run("cpack", "-G", "DEB", "-B", tmp, "--config", build / "CPackConfig.cmake")
     arch = run("dpkg", "--print-architecture").strip()
     deb = tmp / f"rdpdyn_{version}_{arch}.deb"
-    check(deb.is_file(), f"{deb.name} made ({sorted(p.name for p in tmp.iterdir())})")
+    check(f"{deb.name} made ({sorted(p.name for p in tmp.iterdir())})", deb.is_file())
     fields = {f: run("dpkg-deb", "-f", deb, f).strip() for f in ("Package", "Version", "Architecture", "Maintainer",
                                                                   "Description", "Depends")}
     print("\n".join(f"{k}: {v}" for k, v in fields.items()))
-    check(fields["Package"] == "rdpdyn" and fields["Version"] == version and fields["Architecture"] == arch,
-          "package, version, architecture")
-    check(fields["Maintainer"] != "" and fields["Description"] != "" and ";" not in fields["Description"],
-          "maintainer and description (one text, not a CMake list)")
+    check("package, version, architecture", fields["Package"] == "rdpdyn" and fields["Version"] == version and fields["Architecture"] == arch)
+    check("maintainer and description (one text, not a CMake list)", fields["Maintainer"] != "" and fields["Description"] != "" and ";" not in fields["Description"])
     depends = {d.strip().split(" ")[0] for clause in fields["Depends"].split(",") for d in clause.split("|")}
     # Every shared library the built command and module load comes from a declared package.
     loaded = set()
@@ -64,23 +56,22 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
         # The file itself, not a symbolic link to it (a -dev package may own the link).
         package = owning_package(str(pathlib.Path(library).resolve())) or owning_package(library)
         print(f"{library} -> {package}")
-        check(package in depends, f"{library} ({package}) is in Depends")
+        check(f"{library} ({package}) is in Depends", package in depends)
     if python:
-        check({"python3", "python3-numpy"} <= depends, "Depends has python3 and python3-numpy (the module)")
+        check("Depends has python3 and python3-numpy (the module)", {"python3", "python3-numpy"} <= depends)
 
     contents = run("dpkg-deb", "-c", deb)
     for path in ["./usr/bin/rdpdyn", "./usr/include/rdpdyn/library/rdpdyn.hpp", "./usr/lib/cmake/rdpdyn/rdpdynConfig.cmake",
                  "./usr/lib/librdpdyn_math.a", *(["/dist-packages/rdpdyn/_rdpdyn"] if python else [])]:
-        check(path in contents, f"the package holds {path}")
+        check(f"the package holds {path}", path in contents)
     root = tmp / "root"
     run("dpkg-deb", "-x", deb, root)
     env = {"PATH": "/usr/bin:/bin"}
     out = run(root / "usr" / "bin" / "rdpdyn", "--version", env=env)
     print(out)
-    check(version in out, f"the unpacked rdpdyn --version says {version}")
+    check(f"the unpacked rdpdyn --version says {version}", version in out)
     if python:
         module = next((root / "usr").glob("lib/python3*/dist-packages/rdpdyn/__init__.py"), None)
-        check(module is not None, "the Python package under /usr/lib/python3.X/dist-packages")
+        check("the Python package under /usr/lib/python3.X/dist-packages", module is not None)
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

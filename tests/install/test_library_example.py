@@ -20,16 +20,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "cli"))
+from checks import check, finish  # noqa: E402
+
 build, source = map(pathlib.Path, sys.argv[1:3])
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL " + message)
-
-
 def run(*args, **kw):
     return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True, **kw).stdout
 
@@ -40,10 +34,10 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-install-") as tmp:
     run("cmake", "--install", build, "--prefix", prefix)
     for f in ["bin/rdpdyn", "lib/cmake/rdpdyn/rdpdynConfig.cmake", "lib/cmake/rdpdyn/rdpdynConfigVersion.cmake",
               "include/rdpdyn/library/rdpdyn.hpp", "include/rdpdyn/rdpdyn_version.hpp"]:
-        check((prefix / f).is_file(), f"installed {f}")
+        check(f"installed {f}", (prefix / f).is_file())
     cli = prefix / "bin" / "rdpdyn"
     version = run(cli, "--version")
-    check("rdpdyn" in version, f"installed rdpdyn --version runs: {version!r}")
+    check(f"installed rdpdyn --version runs: {version!r}", "rdpdyn" in version)
 
     # The example against the installed package only.
     example = tmp / "example"
@@ -57,9 +51,8 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-install-") as tmp:
         words = c["command"].split()
         includes = [w[2:] for w in words if w.startswith("-I")] + [words[i + 1] for i, w in enumerate(words)
                                                                     if w == "-isystem"]
-        check(not any(str(source.resolve()) in str(pathlib.Path(i).resolve()) for i in includes),
-              f"{c['file']}: no source directory on the include path ({includes})")
-        check(any(str(prefix) in i for i in includes), f"{c['file']}: the prefix on the include path ({includes})")
+        check(f"{c['file']}: no source directory on the include path ({includes})", not any(str(source.resolve()) in str(pathlib.Path(i).resolve()) for i in includes))
+        check(f"{c['file']}: the prefix on the include path ({includes})", any(str(prefix) in i for i in includes))
 
     # account_training against `rdpdyn solve` of the run it prints.
     config = tmp / "run.toml"
@@ -67,39 +60,37 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-install-") as tmp:
     out = run(example / "account_training")
     print(out)
     rows = [line.split() for line in out.splitlines() if re.match(r"^\s*\d+\s", line)]
-    check(len(rows) >= 3, f"at least three epochs accounted ({len(rows)})")
+    check(f"at least three epochs accounted ({len(rows)})", len(rows) >= 3)
     for step, _, R8, epsilon, _ in rows:
         j = json.loads(run(cli, "solve", config, "--json", "--set", f"algorithm.steps={step}"))
         orders = j["orders"]
-        check(j["step"] == int(step), f"solve stopped at {step} ({j['step']})")
-        check(float(R8) == j["R"][orders.index(8)], f"step {step}: R(8) {R8} == solve's {j['R'][orders.index(8)]!r}")
-        check(float(epsilon) == j["epsilon"], f"step {step}: epsilon {epsilon} == solve's {j['epsilon']!r}")
+        check(f"solve stopped at {step} ({j['step']})", j["step"] == int(step))
+        check(f"step {step}: R(8) {R8} == solve's {j['R'][orders.index(8)]!r}", float(R8) == j["R"][orders.index(8)])
+        check(f"step {step}: epsilon {epsilon} == solve's {j['epsilon']!r}", float(epsilon) == j["epsilon"])
     trained = rows[-1][0]
     compare = json.loads(run(cli, "compare", config, "--json", "--set", f"algorithm.steps={trained}"))
     by_name = {a["name"]: a for a in compare["analyses"]}
     analyses = [line.split() for line in out.splitlines() if line.startswith("analysis ")]
-    check(len(analyses) == 4, f"four analyses evaluated by name ({len(analyses)})")
+    check(f"four analyses evaluated by name ({len(analyses)})", len(analyses) == 4)
     for words in analyses:
         name = words[1]
         entry = by_name[name]
         if "epsilon" in words:
             value = float(words[words.index("epsilon") + 1])
-            check(entry["applies"] and value == entry["epsilon"], f"{name}: epsilon {value!r} == compare's {entry['epsilon']!r}")
-            check(words[2] == entry["status"], f"{name}: status {words[2]} == compare's {entry['status']}")
+            check(f"{name}: epsilon {value!r} == compare's {entry['epsilon']!r}", entry["applies"] and value == entry["epsilon"])
+            check(f"{name}: status {words[2]} == compare's {entry['status']}", words[2] == entry["status"])
         else:
-            check(not entry["applies"], f"{name}: does not apply, as in compare")
+            check(f"{name}: does not apply, as in compare", not entry["applies"])
 
     # The pure mathematics alone.
     libraries = run("ldd", example / "dpsgd_epsilon")
     for heavy in ("libpetsc", "libhdf5", "libmpi"):
-        check(heavy not in libraries, f"dpsgd_epsilon does not load {heavy}")
+        check(f"dpsgd_epsilon does not load {heavy}", heavy not in libraries)
     dpsgd = run(example / "dpsgd_epsilon")
     print(dpsgd)
     epsilon = float(re.search(r"epsilon (\S+)", dpsgd).group(1))
     sgm = {a["name"]: a for a in json.loads(run(cli, "compare", source / "examples" / "dpsgd_accounting.toml",
                                                 "--json"))["analyses"]}["composition-sgm"]
-    check(abs(epsilon - sgm["epsilon"]) <= 1e-9 * sgm["epsilon"],
-          f"dpsgd_epsilon {epsilon!r} == compare's composition-sgm {sgm['epsilon']!r} to 1e-9")
+    check(f"dpsgd_epsilon {epsilon!r} == compare's composition-sgm {sgm['epsilon']!r} to 1e-9", abs(epsilon - sgm["epsilon"]) <= 1e-9 * sgm["epsilon"])
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()
