@@ -10,6 +10,7 @@
 #include "dynamics/gamma_choice.hpp"
 #include "dynamics/lsi_schedule.hpp"
 #include "dynamics/step_event.hpp"
+#include "dynamics/time_coefficients.hpp"
 
 namespace rdpdyn {
 
@@ -20,7 +21,18 @@ struct DiffusionInterval {
   double sigma;        ///< C21 noise parameter
   double sensitivity;  ///< S_v, l2 bound on the difference of the two vector fields
   LsiSchedule lsi;
+  /// sigma(t), S_v(t) replacing the two constants above where given (algorithm.kind = "pdi").
+  TimeCoefficients varying{};
 };
+
+/// sigma of the interval at global time t (the constant unless it varies; checked > 0 if it does).
+inline double sigma_at(const DiffusionInterval& iv, double t) {
+  return coefficient_at(iv.varying.sigma, iv.sigma, t, true);
+}
+/// S_v of the interval at global time t (the constant unless it varies; checked >= 0 if it does).
+inline double sensitivity_at(const DiffusionInterval& iv, double t) {
+  return coefficient_at(iv.varying.sensitivity, iv.sensitivity, t, false);
+}
 
 struct ProgramStep {
   std::vector<StepEvent> before;  ///< applied at the start of the step, in order
