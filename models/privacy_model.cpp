@@ -297,7 +297,8 @@ PrivacyProgram build_pdi_program(const RunSpec& spec) {
   LsiSchedule schedule = spec.lsi.kind == LsiKind::Constant ? LsiSchedule{ConstantLsi{spec.lsi.c}}
                                                             : LsiSchedule{spec.lsi.function};
   // One phase of identical intervals: the interval's own start time t selects sigma(t), S_v(t).
-  program.append({{}, {dt, a.sigma, a.sensitivity, std::move(schedule), a.coefficients}, {}, spec.gamma}, a.intervals);
+  auto varying = a.coefficients.varies() ? std::make_shared<const TimeCoefficients>(a.coefficients) : nullptr;
+  program.append({{}, {dt, a.sigma, a.sensitivity, std::move(schedule), std::move(varying)}, {}, spec.gamma}, a.intervals);
   attach_events(spec, program);
   return program;
 }

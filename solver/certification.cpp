@@ -1,4 +1,5 @@
 #include "solver/certification.hpp"
+#include "solver/guarded_integration.hpp"
 
 #include <algorithm>
 #include <array>
@@ -121,7 +122,7 @@ double Certifier::trace_back(std::int64_t step, double y_end, const OptimalGamma
   const std::vector<double> cuts = pieces(step, optimal);
   for (std::size_t i = cuts.size() - 1; i > 0; --i) {
     auto stepper = odeint::make_controlled(tol_.absolute, tol_.relative, odeint::runge_kutta_dopri5<State1>());
-    odeint::integrate_adaptive(stepper, system, y, cuts[i], cuts[i - 1], -(cuts[i] - cuts[i - 1]) / 16.0);
+    integrate_guarded(stepper, system, y, cuts[i], cuts[i - 1], -(cuts[i] - cuts[i - 1]) / 16.0);
   }
   return y[0];
 }
@@ -147,7 +148,7 @@ void Certifier::advance(std::int64_t step, double& y, double& w, const OptimalGa
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     auto stepper = odeint::make_controlled(tol_.absolute * tolerance_scale, tol_.relative * tolerance_scale,
                                            odeint::runge_kutta_dopri5<State2>());
-    odeint::integrate_adaptive(stepper, system, x, cuts[i], cuts[i + 1], (cuts[i + 1] - cuts[i]) / 16.0);
+    integrate_guarded(stepper, system, x, cuts[i], cuts[i + 1], (cuts[i + 1] - cuts[i]) / 16.0);
   }
   y = x[0];
   w = x[1];

@@ -10,6 +10,7 @@
 
 #include "dynamics/overloaded.hpp"
 #include "dynamics/pdi.hpp"
+#include "solver/guarded_integration.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -47,7 +48,7 @@ std::pair<std::array<double, 2>, std::array<double, 2>> integrate_twice(
     State x = x0;
     auto stepper = odeint::make_controlled(tol.absolute * scale, tol.relative * scale,
                                            odeint::runge_kutta_dopri5<State>());
-    odeint::integrate_adaptive(stepper, system, x, 0.0, tau, tau / 64.0);
+    integrate_guarded(stepper, system, x, 0.0, tau, tau / 64.0);
     return x;
   };
   return {run(1e-3), run(1.0)};
@@ -167,7 +168,7 @@ IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
                               double start_inverse_lsi, double start_time,
                               const IntegrationTolerance& tol) {
   // Time-dependent sigma(t), S_v(t): no closed form, the coefficients are integrated exactly.
-  if (interval.varying.varies()) return function_fixed(interval, gamma, start_time, tol);
+  if (interval.varies()) return function_fixed(interval, gamma, start_time, tol);
   return std::visit(
       Overloaded{
           [&](const ConstantLsi& c) { return constant_fixed(c, interval, gamma, interval.duration); },
@@ -180,12 +181,12 @@ IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
 }
 
 bool has_closed_form_pieces(const DiffusionInterval& interval) {
-  return !std::holds_alternative<FunctionLsi>(interval.lsi) && !interval.varying.varies();
+  return !std::holds_alternative<FunctionLsi>(interval.lsi) && !interval.varies();
 }
 
 IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, double start_inverse_lsi,
                                double s_begin, double s_end) {
-  if (interval.varying.varies())
+  if (interval.varies())
     throw std::logic_error("fixed_gamma_piece: no closed form for time-dependent sigma(t), S_v(t)");
   const double tau = s_end - s_begin;
   if (const auto* c = std::get_if<ConstantLsi>(&interval.lsi)) return constant_fixed(*c, interval, gamma, tau);
@@ -200,7 +201,7 @@ IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, 
 double optimal_gamma_flow(const DiffusionInterval& interval, double w_start,
                           double start_inverse_lsi, double start_time,
                           const IntegrationTolerance& tol) {
-  if (interval.varying.varies()) return function_optimal(interval, w_start, start_time, tol);
+  if (interval.varies()) return function_optimal(interval, w_start, start_time, tol);
   return std::visit(
       Overloaded{
           [&](const ConstantLsi& c) { return constant_optimal(c, interval, w_start); },
@@ -218,7 +219,7 @@ double end_inverse_lsi(const DiffusionInterval& interval, double start_inverse_l
       Overloaded{
           [&](const ConstantLsi& c) { return 1.0 / c.c; },
           [&](const GaussianConvolutionLsi&) {
-            if (interval.varying.sigma.f)
+            if ((interval.varying && interval.varying->sigma.f))
               throw std::logic_error("time-dependent sigma(t) with the Gaussian-convolution LSI family is not supported");
             return start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * interval.duration;
           },

@@ -24,7 +24,10 @@ def check(condition, message):
 
 
 def run(*args, **kw):
-    return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True, **kw).stdout
+    r = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kw)
+    if r.returncode != 0:  # show why (e.g. a tool cpack needs is missing)
+        sys.exit(f"{' '.join(str(a) for a in args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
+    return r.stdout
 
 
 def owning_package(library):
