@@ -37,6 +37,7 @@ std::string constant_parameter_refusal(const RunSpec& spec) {
   if (a.kind == AlgorithmKind::NoisySgd)
     return "needs full-batch noisy GD (b = n); the run uses batch_size = " + std::to_string(a.batch_size);
   if (a.kind == AlgorithmKind::Langevin) return "stated for discrete steps; the run is a Langevin diffusion";
+  if (a.kind == AlgorithmKind::Pdi) return "stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")";
   if (a.phases.size() != 1)
     return "needs one step size and one noise level; the run has " + std::to_string(a.phases.size()) + " schedule phases";
   if (a.phases[0].sensitivity) return "needs one sensitivity S_g for the whole run";
@@ -64,11 +65,16 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
                    refusal.empty() ? std::move(value) : nullptr});
   };
 
-  if (a.kind == AlgorithmKind::Langevin) {
-    add("thm1", "C21 Thm 1", "upper-bound", "",
+  if (a.kind == AlgorithmKind::Langevin || a.kind == AlgorithmKind::Pdi) {
+    // A pdi run is the Langevin diffusion's PDI with S_v = sensitivity (n = 1) when sigma and S_v
+    // are numbers; with sigma(t) or S_v(t) no closed form is stated.
+    const std::string varying = a.coefficients.varies() ? "needs constant sigma and S_v (numbers, not expressions in t)" : "";
+    add("thm1", "C21 Thm 1", "upper-bound", varying,
         [=](double al, const C21Point& p) { return closed_forms::thm1(al, Sg / n, a.sigma, p.time); });
     add("thm2", "C21 Thm 2 (eta K -> t), eq. (68) at gamma = " + format_number(gamma), "upper-bound",
-        spec.lsi.kind == LsiKind::Constant ? "" : "needs a constant LSI constant (lsi.kind = \"constant\")",
+        !varying.empty()                   ? varying
+        : spec.lsi.kind == LsiKind::Constant ? ""
+                                             : "needs a constant LSI constant (lsi.kind = \"constant\")",
         [=, c = spec.lsi.c](double al, const C21Point& p) { return closed_forms::thm2(al, Sg, n, a.sigma, c, gamma, p.time); });
     return out;
   }

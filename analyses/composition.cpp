@@ -121,6 +121,8 @@ std::variant<Plan, std::string> plan_of(const TrainingRun& run) {
 std::variant<Plan, std::string> plan_of(const RunSpec& spec, const TrainingRun& run) {
   if (spec.algorithm.kind == AlgorithmKind::Langevin)
     return std::string("stated for discrete steps (released iterates); the run is a Langevin diffusion");
+  if (spec.algorithm.kind == AlgorithmKind::Pdi)
+    return std::string("stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")");
   Plan p;
   std::int64_t start = 0;
   for (const Phase& phase : spec.algorithm.phases) {

@@ -24,6 +24,7 @@ std::string paper_setting_failure(const RunSpec& spec) {
   if (!std::holds_alternative<ZeroCurve>(spec.initial)) return "needs identical initial laws (R_0 = 0)";
   if (!spec.events.empty()) return "needs a run without boundary events";
   if (spec.algorithm.kind == AlgorithmKind::Langevin) return "stated for discrete steps; the run is a Langevin diffusion";
+  if (spec.algorithm.kind == AlgorithmKind::Pdi) return "stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")";
   if (spec.algorithm.phases.size() > 1) return "needs one step size and one noise level";
   return "";
 }

@@ -70,6 +70,10 @@ void validate(const RunConfig& config, const CalibrationRequest& r) {
     throw SpecError("--epsilon", format_number(r.epsilon), "must be a finite number > 0");
   if (!(r.delta > 0.0 && r.delta < 1.0)) throw SpecError("--delta", format_number(r.delta), "must be in (0, 1)");
   const AlgorithmSpec& a = config.spec.algorithm;
+  if (a.kind == AlgorithmKind::Pdi)
+    throw SpecError("algorithm.kind", "\"pdi\"",
+                    "calibrate needs a training run (noisy-gd, noisy-sgd or langevin); a coefficient-level "
+                    "PDI run states sigma(t) itself");
   if (is_multiplier(r)) {
     if (a.kind != AlgorithmKind::NoisySgd)
       throw SpecError("--for", "\"noise_multiplier\"",

@@ -73,7 +73,8 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine) {
   m.program_version = kVersion;
   m.engine = engine.name();
   m.gamma_mode = gamma_mode(spec);
-  m.algorithm = spec.algorithm.kind == AlgorithmKind::Langevin   ? "langevin"
+  m.algorithm = spec.algorithm.kind == AlgorithmKind::Pdi        ? "pdi"
+                : spec.algorithm.kind == AlgorithmKind::Langevin   ? "langevin"
                 : spec.algorithm.kind == AlgorithmKind::NoisySgd ? "noisy-sgd"
                                                                  : "noisy-gd";
   m.lsi_model = lsi_model_name(spec.lsi.kind);

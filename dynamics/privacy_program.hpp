@@ -5,11 +5,13 @@
 // Steps are stored by phases of identical steps (a step and a repeat count), so memory follows
 // what differs along the run, not its length: 10^6 steps of one schedule are one record.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "dynamics/gamma_choice.hpp"
 #include "dynamics/lsi_schedule.hpp"
 #include "dynamics/step_event.hpp"
+#include "dynamics/time_coefficients.hpp"
 
 namespace rdpdyn {
 
@@ -20,7 +22,21 @@ struct DiffusionInterval {
   double sigma;        ///< C21 noise parameter
   double sensitivity;  ///< S_v, l2 bound on the difference of the two vector fields
   LsiSchedule lsi;
+  /// sigma(t), S_v(t) replacing the two constants above where given (algorithm.kind = "pdi");
+  /// null otherwise. Shared: every step of a program carries its interval, and a schedule given per
+  /// step has a phase per step.
+  std::shared_ptr<const TimeCoefficients> varying;
+  bool varies() const { return varying && varying->varies(); }
 };
+
+/// sigma of the interval at global time t (the constant unless it varies; checked > 0 if it does).
+inline double sigma_at(const DiffusionInterval& iv, double t) {
+  return iv.varying ? coefficient_at(iv.varying->sigma, iv.sigma, t, true) : iv.sigma;
+}
+/// S_v of the interval at global time t (the constant unless it varies; checked >= 0 if it does).
+inline double sensitivity_at(const DiffusionInterval& iv, double t) {
+  return iv.varying ? coefficient_at(iv.varying->sensitivity, iv.sensitivity, t, false) : iv.sensitivity;
+}
 
 struct ProgramStep {
   std::vector<StepEvent> before;  ///< applied at the start of the step, in order

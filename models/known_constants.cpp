@@ -128,7 +128,7 @@ SpectrumEnclosure enclose_symmetric_spectrum(const Eigen::MatrixXd& S) {
 
 std::optional<KnownDynamics> known_dynamics(const RunSpec& spec) {
   const auto& a = spec.algorithm;
-  if (a.kind == AlgorithmKind::Langevin) return std::nullopt;
+  if (a.kind == AlgorithmKind::Langevin || a.kind == AlgorithmKind::Pdi) return std::nullopt;
   KnownDynamics k;
   if (a.loss == LossKind::Squared) {
     // l = |theta - x|^2/2: H = I exactly; C21 Thm 3 starts at theta_0 = 0.
@@ -253,9 +253,15 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
     p.derived.push_back(key + " = " + value + " (" + why + ")");
   };
 
-  declared("algorithm.sensitivity", format_number(a.sensitivity),
-           "S_g bounds the gradient difference of neighbouring records; it depends on the data" +
-               std::string(spec.quadratic && spec.quadratic->pair ? "; quadratic.pair is checked against it" : ""));
+  if (a.kind == AlgorithmKind::Pdi)  // a coefficient-level run states S_v itself, possibly as S_v(t)
+    declared("algorithm.sensitivity",
+             a.coefficients.sensitivity.f ? "\"" + a.coefficients.sensitivity.description + "\"" : format_number(a.sensitivity),
+             "S_v(t) bounds the difference of the two runs' vector fields at every t (C21 App. B Def. B.9, eq. (37)); "
+             "it depends on the data");
+  else
+    declared("algorithm.sensitivity", format_number(a.sensitivity),
+             "S_g bounds the gradient difference of neighbouring records; it depends on the data" +
+                 std::string(spec.quadratic && spec.quadratic->pair ? "; quadratic.pair is checked against it" : ""));
   for (std::size_t i = 0; i < a.phases.size(); ++i)
     if (a.phases[i].sensitivity)
       declared(a.phases[i].origin + ".sensitivity", format_number(*a.phases[i].sensitivity), "S_g of the phase");
@@ -273,7 +279,7 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
 
   switch (lsi.kind) {
     case LsiKind::Constant:
-      if (a.kind != AlgorithmKind::Langevin && law_known)
+      if (a.kind != AlgorithmKind::Langevin && a.kind != AlgorithmKind::Pdi && law_known)
         derived("lsi.c", format_number(lsi.c),
                 "declared; checked <= the smallest exact LSI constant of the iterates of " + from);
       else

@@ -13,7 +13,7 @@
 namespace rdpdyn {
 
 std::int64_t RunSpec::total_steps() const {
-  if (algorithm.kind == AlgorithmKind::Langevin) return algorithm.intervals;
+  if (algorithm.kind == AlgorithmKind::Langevin || algorithm.kind == AlgorithmKind::Pdi) return algorithm.intervals;
   std::int64_t k = 0;
   for (const auto& p : algorithm.phases) k += p.steps;
   return k;
@@ -64,6 +64,18 @@ void attach_events(const RunSpec& spec, PrivacyProgram& program) {
   }
 }
 
+std::string lsi_kind_name(LsiKind kind) {
+  switch (kind) {
+    case LsiKind::Constant: return "constant";
+    case LsiKind::StronglyConvex: return "strongly-convex";
+    case LsiKind::Recursion: return "recursion";
+    case LsiKind::SquaredLoss: return "squared-loss";
+    case LsiKind::Function: return "function";
+    case LsiKind::ExactQuadratic: return "exact-quadratic";
+  }
+  return "?";
+}
+
 bool uniform_sigma(const AlgorithmSpec& a) {
   for (const auto& p : a.phases)
     if (p.sigma != a.phases.front().sigma) return false;
@@ -75,6 +87,13 @@ bool uniform_sigma(const AlgorithmSpec& a) {
 void check_model_assumptions(const RunSpec& spec) {
   const auto& a = spec.algorithm;
   const auto& lsi = spec.lsi;
+  if (a.kind == AlgorithmKind::Pdi) {
+    if (lsi.kind != LsiKind::Constant && lsi.kind != LsiKind::Function)
+      throw SpecError("lsi.kind", "\"" + lsi_kind_name(lsi.kind) + "\"",
+                      "algorithm.kind = \"pdi\" accepts only \"constant\" or \"function\" LSI schedules "
+                      "(the PDI takes c(t) as given; the other kinds derive it from a training run)");
+    return;
+  }
   if (a.kind == AlgorithmKind::Langevin) {
     if (lsi.kind != LsiKind::Constant && lsi.kind != LsiKind::Function)
       throw SpecError("lsi.kind", "\"" + std::string(lsi.kind == LsiKind::Recursion ? "recursion" : lsi.kind == LsiKind::SquaredLoss ? "squared-loss" : "strongly-convex") + "\"",
@@ -267,6 +286,23 @@ TrainingRun training_run_of(const RunSpec& spec) {
   return run;
 }
 
+PrivacyProgram build_pdi_program(const RunSpec& spec) {
+  check_model_assumptions(spec);
+  const auto& a = spec.algorithm;
+  PrivacyProgram program;
+  // The initial law is c-LSI under a constant schedule (as for Langevin); a function schedule
+  // gives c itself at every time, so the program carries no law of its own (point mass: unused).
+  program.initial_inverse_lsi = spec.lsi.kind == LsiKind::Constant ? 1.0 / spec.lsi.c : kPointMassInverseLsi;
+  const double dt = a.time / static_cast<double>(a.intervals);
+  LsiSchedule schedule = spec.lsi.kind == LsiKind::Constant ? LsiSchedule{ConstantLsi{spec.lsi.c}}
+                                                            : LsiSchedule{spec.lsi.function};
+  // One phase of identical intervals: the interval's own start time t selects sigma(t), S_v(t).
+  auto varying = a.coefficients.varies() ? std::make_shared<const TimeCoefficients>(a.coefficients) : nullptr;
+  program.append({{}, {dt, a.sigma, a.sensitivity, std::move(schedule), std::move(varying)}, {}, spec.gamma}, a.intervals);
+  attach_events(spec, program);
+  return program;
+}
+
 PrivacyProgram build_langevin_program(const RunSpec& spec) {
   check_model_assumptions(spec);
   const auto& a = spec.algorithm;
@@ -315,6 +351,7 @@ PrivacyProgram build_program(const RunSpec& spec) {
   }
   switch (spec.algorithm.kind) {
     case AlgorithmKind::Langevin: return build_langevin_program(spec);
+    case AlgorithmKind::Pdi: return build_pdi_program(spec);
     case AlgorithmKind::NoisySgd: {
       // Fresh batches (per-step, Poisson): the record may be in every batch. Otherwise one program:
       // the record in the last batch of every epoch (models/noisy_sgd_worst_case takes the worst

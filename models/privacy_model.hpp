@@ -48,6 +48,12 @@ TrainingRun training_run_of(const RunSpec& spec);
 /// into `intervals` equal pieces for recording; LSI constant or function schedule.
 PrivacyProgram build_langevin_program(const RunSpec& spec);
 
+/// A coefficient-level run (algorithm.kind = "pdi"): the PDI of C21 eq. (13) on [0, time], split
+/// into `intervals` equal diffusion intervals, with sigma(t) and S_v(t) (C21 App. B Def. B.9,
+/// eq. (37)) numbers or functions of t evaluated by the engines at every time they integrate at,
+/// the configured LSI schedule (constant or function) and gamma, and events at interval boundaries.
+PrivacyProgram build_pdi_program(const RunSpec& spec);
+
 /// Dispatches on spec.algorithm.kind.
 PrivacyProgram build_program(const RunSpec& spec);
 

@@ -101,7 +101,7 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, RunCommand command, 
   const AlgorithmSpec& a = spec.algorithm;
   const double orders = static_cast<double>(spec.orders.size());
   const double K = static_cast<double>(steps.value_or(spec.total_steps()));
-  const std::string steps_key = steps ? "--max-steps" : a.kind == AlgorithmKind::Langevin ? "algorithm.intervals" : "algorithm.steps";
+  const std::string steps_key = steps ? "--max-steps" : a.kind == AlgorithmKind::Langevin || a.kind == AlgorithmKind::Pdi ? "algorithm.intervals" : "algorithm.steps";
   const std::string steps_value = std::to_string(steps.value_or(spec.total_steps()));
   const std::string fewer_orders = "lower the number of orders (orders.count or orders.values)";
   MemoryEstimate e;
@@ -174,7 +174,7 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, RunCommand command, 
     const double cells = static_cast<double>(config.grid.cells);
     add(e, cells * kGridVectors * kValue, count(cells) + " cells x 16 vectors x 8 B", "grid.cells", count(cells),
         "lower grid.cells");
-    bool optimal = a.kind == AlgorithmKind::Langevin && spec.gamma.is_optimal();
+    bool optimal = (a.kind == AlgorithmKind::Langevin || a.kind == AlgorithmKind::Pdi) && spec.gamma.is_optimal();
     for (const auto& p : a.phases) optimal = optimal || (spec.gamma.is_optimal() && !p.gamma);
     const double snapshots = optimal ? config.grid.gamma_snapshots_per_step + 1.0 : 0.0;
     const double per_step = sizeof(std::vector<int>) +

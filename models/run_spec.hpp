@@ -10,6 +10,7 @@
 #include "dynamics/initial_curve.hpp"
 #include "dynamics/lsi_schedule.hpp"
 #include "dynamics/step_event.hpp"
+#include "dynamics/time_coefficients.hpp"
 #include "models/training_run.hpp"
 #include "dynamics/solution.hpp"
 
@@ -44,7 +45,9 @@ struct Phase {
   }
 };
 
-enum class AlgorithmKind { NoisyGd, NoisySgd, Langevin };
+/// Pdi: a coefficient-level run, the PDI of C21 eq. (13) on [0, time] with sigma(t), S_v(t) and the
+/// LSI schedule given directly (docs/config.md, kind = "pdi").
+enum class AlgorithmKind { NoisyGd, NoisySgd, Langevin, Pdi };
 enum class LossKind { Generic, Squared, Quadratic };
 
 /// l(theta; x) = (theta - x)^T H (theta - x) / 2 in d dimensions ([quadratic] in the
@@ -77,7 +80,10 @@ struct AlgorithmSpec {
   // Langevin diffusion (continuous time, C21 Thm 1/2 with eta K -> time):
   double time = 0.0;
   double sigma = 0.0;
-  std::int64_t intervals = 100;  ///< recording intervals of the Langevin run
+  std::int64_t intervals = 100;  ///< recording intervals of the Langevin (or pdi) run
+  /// kind = "pdi": sigma(t) and S_v(t) where they are expressions in t (else `sigma` and
+  /// `sensitivity` hold them, `sensitivity` being S_v itself and n = 1).
+  TimeCoefficients coefficients;
 };
 
 enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function, ExactQuadratic };

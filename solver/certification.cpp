@@ -1,4 +1,5 @@
 #include "solver/certification.hpp"
+#include "solver/guarded_integration.hpp"
 
 #include <algorithm>
 #include <array>
@@ -114,14 +115,14 @@ double Certifier::trace_back(std::int64_t step, double y_end, const OptimalGamma
   const DiffusionInterval& iv = step_at(step).diffusion;
   auto system = [&](const State1& x, State1& dx, double s) {
     const double t = f.t_start + s;
-    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, f.inverse_lsi, s, t, order_of(x[0])));
+    const double Q = pdi::decay_scale(sigma_at(iv, t), lsi_constant_at(iv, f.inverse_lsi, s, t, order_of(x[0])));
     dx[0] = (1.0 - gamma_at(step, x[0], t, optimal)) * Q;
   };
   State1 y{y_end};
   const std::vector<double> cuts = pieces(step, optimal);
   for (std::size_t i = cuts.size() - 1; i > 0; --i) {
     auto stepper = odeint::make_controlled(tol_.absolute, tol_.relative, odeint::runge_kutta_dopri5<State1>());
-    odeint::integrate_adaptive(stepper, system, y, cuts[i], cuts[i - 1], -(cuts[i] - cuts[i - 1]) / 16.0);
+    integrate_guarded(stepper, system, y, cuts[i], cuts[i - 1], -(cuts[i] - cuts[i - 1]) / 16.0);
   }
   return y[0];
 }
@@ -130,11 +131,13 @@ void Certifier::advance(std::int64_t step, double& y, double& w, const OptimalGa
                         double tolerance_scale) const {
   const Frame& f = frames_[static_cast<std::size_t>(step)];
   const DiffusionInterval& iv = step_at(step).diffusion;
-  const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
-  // Along dy/dt = a1: dw/dt = a2 - a1 w, a1 = (1-gamma) Q, a2 = P / gamma (C21 eq. (13)).
+  // Along dy/dt = a1: dw/dt = a2 - a1 w, a1 = (1-gamma) Q, a2 = P / gamma (C21 eq. (13)), with
+  // sigma(t) and S_v(t) evaluated at every time the integrator asks for.
   auto system = [&](const State2& x, State2& dx, double s) {
     const double t = f.t_start + s;
-    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, f.inverse_lsi, s, t, order_of(x[0])));
+    const double sigma = sigma_at(iv, t);
+    const double P = pdi::source_scale(sigma, sensitivity_at(iv, t));
+    const double Q = pdi::decay_scale(sigma, lsi_constant_at(iv, f.inverse_lsi, s, t, order_of(x[0])));
     const double gamma = gamma_at(step, x[0], t, optimal);
     const double a1 = (1.0 - gamma) * Q;
     dx[0] = a1;
@@ -145,7 +148,7 @@ void Certifier::advance(std::int64_t step, double& y, double& w, const OptimalGa
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     auto stepper = odeint::make_controlled(tol_.absolute * tolerance_scale, tol_.relative * tolerance_scale,
                                            odeint::runge_kutta_dopri5<State2>());
-    odeint::integrate_adaptive(stepper, system, x, cuts[i], cuts[i + 1], (cuts[i + 1] - cuts[i]) / 16.0);
+    integrate_guarded(stepper, system, x, cuts[i], cuts[i + 1], (cuts[i + 1] - cuts[i]) / 16.0);
   }
   y = x[0];
   w = x[1];

@@ -109,27 +109,29 @@ bool depends_on_alpha(const DiffusionInterval& iv) {
 void evaluate_rhs(Context& c, double t, const PetscScalar* w, PetscScalar* f) {
   const DiffusionInterval& iv = c.step->diffusion;
   const double s = t - c.t_start;
+  // sigma(t), S_v(t) at this time (the constants unless algorithm.kind = "pdi" made them vary).
+  const double sigma = sigma_at(iv, t), sensitivity = sensitivity_at(iv, t);
   if (!c.step->gamma.is_optimal() && !c.step->gamma.is_field() && !depends_on_alpha(iv)) {
     // Coefficients independent of the order: evaluate them once.
     const double gamma = c.step->gamma.value;
-    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, s, t, c.alpha_local.front()));
-    linear_pdi_rhs_uniform(w, (1.0 - gamma) * Q, pdi::source_rate(gamma, iv.sigma, iv.sensitivity),
+    const double Q = pdi::decay_scale(sigma, lsi_constant_at(iv, c.A0, s, t, c.alpha_local.front()));
+    linear_pdi_rhs_uniform(w, (1.0 - gamma) * Q, pdi::source_rate(gamma, sigma, sensitivity),
                            c.xs, c.xs + c.xm, c.dy, c.limiter, f);
     return;
   }
   for (std::int64_t i = c.xs; i < c.xs + c.xm; ++i) {
     const double alpha = c.alpha_local[static_cast<std::size_t>(i - c.xs)];
-    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, s, t, alpha));
+    const double Q = pdi::decay_scale(sigma, lsi_constant_at(iv, c.A0, s, t, alpha));
     const auto j = static_cast<std::size_t>(i - c.xs);
     c.Q[j] = Q;
     if (!c.step->gamma.is_optimal()) {
       const double gamma = c.gamma_fixed_or_field(alpha, t);
       c.a1[j] = (1.0 - gamma) * Q;  // C21 eq. (13)
-      c.a2[j] = pdi::source_rate(gamma, iv.sigma, iv.sensitivity);
+      c.a2[j] = pdi::source_rate(gamma, sigma, sensitivity);
     }
   }
   if (c.step->gamma.is_optimal())
-    optimal_gamma_rhs(w, pdi::source_scale(iv.sigma, iv.sensitivity), c.Q.data() - c.xs, c.xs, c.xs + c.xm, c.dy, f);
+    optimal_gamma_rhs(w, pdi::source_scale(sigma, sensitivity), c.Q.data() - c.xs, c.xs, c.xs + c.xm, c.dy, f);
   else
     linear_pdi_rhs(w, c.a1.data() - c.xs, c.a2.data() - c.xs, c.xs, c.xs + c.xm, c.dy, c.limiter, f);
 }
@@ -205,12 +207,13 @@ void snapshot_gamma(Context& c, double t, Vec U) {
   const std::vector<double> w = gather(c, U);  // collective
   if (c.rank != 0) return;
   const DiffusionInterval& iv = c.step->diffusion;
-  const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
+  const double sigma = sigma_at(iv, t);
+  const double P = pdi::source_scale(sigma, sensitivity_at(iv, t));
   std::vector<double> gamma(static_cast<std::size_t>(c.N));
   for (std::int64_t i = 0; i < c.N; ++i) {
     const double w_prev = i == 0 ? c.inflow_ghost(w[0], -1) : w[static_cast<std::size_t>(i - 1)];
     const double wi = w[static_cast<std::size_t>(i)];
-    const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, c.A0, t - c.t_start, t, c.alpha_at(i)));
+    const double Q = pdi::decay_scale(sigma, lsi_constant_at(iv, c.A0, t - c.t_start, t, c.alpha_at(i)));
     gamma[static_cast<std::size_t>(i)] = optimal_gamma_at(P, Q, wi + (wi - w_prev) / c.dy);  // the scheme's z
   }
   GammaHistory::Snapshot snap{t, std::vector<float>(static_cast<std::size_t>(c.samples))};

@@ -1,6 +1,7 @@
 #include "solver/interval_flow.hpp"
 
 #include <array>
+#include <functional>
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <limits>
@@ -9,6 +10,7 @@
 
 #include "dynamics/overloaded.hpp"
 #include "dynamics/pdi.hpp"
+#include "solver/guarded_integration.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -46,7 +48,7 @@ std::pair<std::array<double, 2>, std::array<double, 2>> integrate_twice(
     State x = x0;
     auto stepper = odeint::make_controlled(tol.absolute * scale, tol.relative * scale,
                                            odeint::runge_kutta_dopri5<State>());
-    odeint::integrate_adaptive(stepper, system, x, 0.0, tau, tau / 64.0);
+    integrate_guarded(stepper, system, x, 0.0, tau, tau / 64.0);
     return x;
   };
   return {run(1e-3), run(1.0)};
@@ -81,14 +83,26 @@ IntervalFlow gaussian_convolution_fixed(const DiffusionInterval& iv, double gamm
   return {kappa * log_ratio, a2 * V * one_minus_pow / ((kappa + 1.0) * two_s2)};
 }
 
-IntervalFlow function_fixed(const FunctionLsi& lsi, const DiffusionInterval& iv, double gamma,
-                            double t0, const IntegrationTolerance& tol) {
-  // State (A, psi): A' = a1(s), psi' = a2 - a1(s) psi.
-  const double a2 = pdi::source_rate(gamma, iv.sigma, iv.sensitivity);
+/// c(s, t) of a schedule integrated numerically: a user function, or a constant whose interval has
+/// time-dependent sigma(t) / S_v(t) (algorithm.kind = "pdi").
+std::function<double(double, double)> lsi_of_time(const DiffusionInterval& iv) {
+  if (const auto* f = std::get_if<FunctionLsi>(&iv.lsi))
+    return [f](double s, double t) { return checked_lsi(*f, s, t); };
+  if (const auto* c = std::get_if<ConstantLsi>(&iv.lsi)) return [c = c->c](double, double) { return c; };
+  // C21 Lemma 9's family assumes one sigma over the interval; the configuration never builds it.
+  throw std::logic_error("time-dependent sigma(t) with the Gaussian-convolution LSI family is not supported");
+}
+
+IntervalFlow function_fixed(const DiffusionInterval& iv, double gamma, double t0, const IntegrationTolerance& tol) {
+  // State (A, psi): A' = a1(s), psi' = a2(s) - a1(s) psi, every coefficient evaluated at t0 + s
+  // (C21 eq. (13) with sigma(t), S_v(t), c(t)).
+  const auto lsi = lsi_of_time(iv);
   auto system = [&](const std::array<double, 2>& x, std::array<double, 2>& dx, double s) {
-    const double a1 = pdi::transport_speed(gamma, iv.sigma, checked_lsi(lsi, s, t0 + s));
+    const double t = t0 + s;
+    const double sigma = sigma_at(iv, t);
+    const double a1 = pdi::transport_speed(gamma, sigma, lsi(s, t));
     dx[0] = a1;
-    dx[1] = a2 - a1 * x[1];
+    dx[1] = pdi::source_rate(gamma, sigma, sensitivity_at(iv, t)) - a1 * x[1];
   };
   const auto [fine, coarse] = integrate_twice(system, {0.0, 0.0}, iv.duration, tol);
   // Conservative bias: a smaller transport and a larger source can only raise the bound.
@@ -134,11 +148,13 @@ double gaussian_convolution_optimal(const DiffusionInterval& iv, double w0, doub
   return u * u;
 }
 
-double function_optimal(const FunctionLsi& lsi, const DiffusionInterval& iv, double w0, double t0,
-                        const IntegrationTolerance& tol) {
-  const double P = pdi::source_scale(iv.sigma, iv.sensitivity);
+double function_optimal(const DiffusionInterval& iv, double w0, double t0, const IntegrationTolerance& tol) {
+  const auto lsi = lsi_of_time(iv);
   auto system = [&](const std::array<double, 2>& x, std::array<double, 2>& dx, double s) {
-    const double Q = pdi::decay_scale(iv.sigma, checked_lsi(lsi, s, t0 + s));
+    const double t = t0 + s;
+    const double sigma = sigma_at(iv, t);
+    const double P = pdi::source_scale(sigma, sensitivity_at(iv, t));
+    const double Q = pdi::decay_scale(sigma, lsi(s, t));
     dx[0] = pdi::optimal_rate(P, Q, std::max(0.0, x[0]));
     dx[1] = 0.0;
   };
@@ -151,23 +167,27 @@ double function_optimal(const FunctionLsi& lsi, const DiffusionInterval& iv, dou
 IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
                               double start_inverse_lsi, double start_time,
                               const IntegrationTolerance& tol) {
+  // Time-dependent sigma(t), S_v(t): no closed form, the coefficients are integrated exactly.
+  if (interval.varies()) return function_fixed(interval, gamma, start_time, tol);
   return std::visit(
       Overloaded{
           [&](const ConstantLsi& c) { return constant_fixed(c, interval, gamma, interval.duration); },
           [&](const GaussianConvolutionLsi&) {
             return gaussian_convolution_fixed(interval, gamma, start_inverse_lsi, interval.duration);
           },
-          [&](const FunctionLsi& f) { return function_fixed(f, interval, gamma, start_time, tol); },
+          [&](const FunctionLsi&) { return function_fixed(interval, gamma, start_time, tol); },
       },
       interval.lsi);
 }
 
 bool has_closed_form_pieces(const DiffusionInterval& interval) {
-  return !std::holds_alternative<FunctionLsi>(interval.lsi);
+  return !std::holds_alternative<FunctionLsi>(interval.lsi) && !interval.varies();
 }
 
 IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, double start_inverse_lsi,
                                double s_begin, double s_end) {
+  if (interval.varies())
+    throw std::logic_error("fixed_gamma_piece: no closed form for time-dependent sigma(t), S_v(t)");
   const double tau = s_end - s_begin;
   if (const auto* c = std::get_if<ConstantLsi>(&interval.lsi)) return constant_fixed(*c, interval, gamma, tau);
   if (std::holds_alternative<GaussianConvolutionLsi>(interval.lsi)) {
@@ -181,15 +201,14 @@ IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, 
 double optimal_gamma_flow(const DiffusionInterval& interval, double w_start,
                           double start_inverse_lsi, double start_time,
                           const IntegrationTolerance& tol) {
+  if (interval.varies()) return function_optimal(interval, w_start, start_time, tol);
   return std::visit(
       Overloaded{
           [&](const ConstantLsi& c) { return constant_optimal(c, interval, w_start); },
           [&](const GaussianConvolutionLsi&) {
             return gaussian_convolution_optimal(interval, w_start, start_inverse_lsi);
           },
-          [&](const FunctionLsi& f) {
-            return function_optimal(f, interval, w_start, start_time, tol);
-          },
+          [&](const FunctionLsi&) { return function_optimal(interval, w_start, start_time, tol); },
       },
       interval.lsi);
 }
@@ -200,6 +219,8 @@ double end_inverse_lsi(const DiffusionInterval& interval, double start_inverse_l
       Overloaded{
           [&](const ConstantLsi& c) { return 1.0 / c.c; },
           [&](const GaussianConvolutionLsi&) {
+            if ((interval.varying && interval.varying->sigma.f))
+              throw std::logic_error("time-dependent sigma(t) with the Gaussian-convolution LSI family is not supported");
             return start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * interval.duration;
           },
           [&](const FunctionLsi& f) {

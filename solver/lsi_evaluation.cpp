@@ -37,11 +37,15 @@ double max_transport_bound(const DiffusionInterval& iv, double A0, double t_star
   const double two_s2 = 2.0 * iv.sigma * iv.sigma;
   if (std::holds_alternative<GaussianConvolutionLsi>(iv.lsi))
     return A0 > 0.0 ? std::log1p(two_s2 * iv.duration / A0) : std::numeric_limits<double>::infinity();
-  double c_max = 0.0;
-  for (double s : {0.0, 0.5 * iv.duration, iv.duration})
+  // Q = 2 sigma(t)^2 c sampled: this only sizes the grid and the time step of the finite-difference
+  // scheme; the reported bound comes from the certification, which evaluates every coefficient.
+  double q_max = 0.0;
+  for (double s : {0.0, 0.5 * iv.duration, iv.duration}) {
+    const double sigma = sigma_at(iv, t_start + s);
     for (std::size_t j = 0; j < count; ++j)
-      c_max = std::max(c_max, lsi_constant_at(iv, A0, s, t_start + s, alphas[j]));
-  return two_s2 * c_max * iv.duration;
+      q_max = std::max(q_max, 2.0 * sigma * sigma * lsi_constant_at(iv, A0, s, t_start + s, alphas[j]));
+  }
+  return q_max * iv.duration;
 }
 
 }  // namespace rdpdyn

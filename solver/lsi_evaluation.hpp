@@ -11,8 +11,9 @@ double lsi_constant_at(const DiffusionInterval& interval, double A0, double s, d
 
 /// An upper bound on int_0^duration max_alpha Q(s, alpha) ds over the given orders: the largest
 /// distance any characteristic can travel in y during the interval (the transport speed
-/// (1 - gamma) Q never exceeds Q). Exact for the closed-form families; for a user schedule the
-/// maximum of Q at s = 0, duration/2, duration over the orders, times the duration.
+/// (1 - gamma) Q never exceeds Q). Exact for the closed-form families; for a user schedule or a
+/// time-dependent sigma(t) the maximum of Q at s = 0, duration/2, duration over the orders, times
+/// the duration (it sizes the finite-difference grid only; nothing reported depends on it).
 double max_transport_bound(const DiffusionInterval& interval, double A0, double t_start,
                            const double* alphas, std::size_t count);
 

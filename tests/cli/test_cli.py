@@ -382,6 +382,60 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Limits (docs/config.md, "Limits" and "Memory estimate"): an absurd size is refused at once,
     # with exit 2, the key and the rule, and no output file. CPU time rather than wall time: the
+
+    # algorithm.kind = "pdi" (docs/config.md): bad coefficients exit 2 naming key, value and rule,
+    # at configuration time or (a sigma(t) that dips below 0 between interval boundaries) while
+    # solving, on both engines; no output file is left.
+    pdi = """
+[orders]
+values = [2, 10]
+[algorithm]
+kind = "pdi"
+time = 1.0
+sigma = 0.1
+sensitivity = 0.002
+intervals = 10
+[lsi]
+kind = "constant"
+c = 5
+[analysis]
+gamma = 0.5
+"""
+    for name, old, new, message in [
+            ("sigma(t) <= 0 at a boundary", "sigma = 0.1", 'sigma = "0.1 - t"',
+             ["'algorithm.sigma' = \"0.1 - t\"", "must be finite and > 0 at every t in [0, algorithm.time]"]),
+            ("unknown variable", "sigma = 0.1", 'sigma = "0.1 * alpha"', ["'algorithm.sigma' = \"0.1 * alpha\""]),
+            ("expression syntax", "sensitivity = 0.002", 'sensitivity = "exp(-t"', ["'algorithm.sensitivity' = \"exp(-t\""]),
+            ("negative S_v(t)", "sensitivity = 0.002", 'sensitivity = "0.002 * (0.5 - t)"',
+             ["'algorithm.sensitivity' = \"0.002 * (0.5 - t)\"", "must be finite and >= 0"]),
+            ("n is not a key", "intervals = 10", "intervals = 10\nn = 100", ["'algorithm.n'", "unknown key"]),
+            ("event off the interval grid", "gamma = 0.5",
+             'gamma = 0.5\n[[events]]\ntime = 0.25\nkind = "gaussian-release"\nsensitivity = 1\nnoise_std = 1',
+             ["'events[0].time' = 0.25", "multiple of algorithm.time / algorithm.intervals = 0.1"])]:
+        text = pdi.replace(old, new)
+        if "finite-difference" in name:
+            text = text.replace("gamma = 0.5", 'gamma = 0.5\nengine = "finite-difference"')
+        cfg = os.path.join(tmp, "pdi_bad.toml")
+        with open(cfg, "w") as f:
+            f.write(text)
+        out = os.path.join(tmp, "pdi_bad.h5")
+        r = run("solve", cfg, "-o", out)
+        check(f"pdi {name}: exit 2", r.returncode == 2, f"rc={r.returncode} {r.stderr}")
+        check(f"pdi {name}: message", all(m in r.stderr for m in message), r.stderr)
+        check(f"pdi {name}: no output", not any(n.startswith("pdi_bad.h5") for n in os.listdir(tmp)), os.listdir(tmp))
+    cfg = os.path.join(tmp, "pdi_good.toml")
+    with open(cfg, "w") as f:
+        f.write(pdi)
+    r = run("solve", cfg, "-o", os.path.join(tmp, "pdi_good.h5"))
+    check("pdi: solve runs", r.returncode == 0, r.stderr)
+    with h5py.File(os.path.join(tmp, "pdi_good.h5"), "r") as f:
+        check("pdi: algorithm attribute", f.attrs.get("algorithm") == "pdi", dict(f.attrs))
+        # C21 Thm 2 (gamma = 1/2, S = S_v, n = 1) at T = 1, alpha = 2: 2 * 4e-6 / (8 * 0.25 * 5 * 1e-4) (1 - e^{-0.05})
+        thm2 = 2 * 0.002**2 / (8 * 0.25 * 5 * 0.1**4) * -math.expm1(-0.05)
+        check("pdi: R = C21 Thm 2", abs(f["/R"][-1, 0] / thm2 - 1) < 1e-12, (f["/R"][-1, 0], thm2))
+    r = run("calibrate", cfg, "--epsilon", "1", "--delta", "1e-5")
+    check("pdi: calibrate refuses (exit 2)", r.returncode == 2 and "'algorithm.kind' = \"pdi\"" in r.stderr, r.stderr)
+
     # refusal must not depend on how loaded the machine is.
     import resource
 

@@ -102,6 +102,35 @@ with tempfile.TemporaryDirectory() as tmp:
                 check(f"{name}: no full-batch closed forms", "thm1" not in cf and "thm2" not in cf, list(cf))
             if name.startswith("ye_shokri") or name.startswith("altschuler"):
                 check(f"{name}: epsilon reported", "epsilon" in f.attrs and float(f.attrs["epsilon"]) > 0, dict(f.attrs).keys())
+            if name == "pdi_decaying_sensitivity":
+                # The PDI of C21 eq. (13) with S_v(t) = S0 e^{-t/tau}, sigma, c constant, R_0 = 0
+                # (docs/config.md, kind = "pdi"). Along the straight characteristics of a fixed gamma,
+                # w' = a2(t) - a1 w integrates to
+                #   w(T) = S0^2 / (4 gamma sigma^2) (e^{-2T/tau} - e^{-a1 T}) / (a1 - 2/tau),  a1 = 2 (1-gamma) sigma^2 c,
+                # and S0^2 tau (1 - e^{-2T/tau}) / (8 sigma^2) at gamma = 1. The optimal gamma is below both.
+                S0, tau, sg, c, T = 0.002, 2.0, 0.1, 5.0, 10.0
+                t = f["/time"][...] if "/time" in f else None
+
+                def w_fixed(gamma):
+                    if gamma == 1.0:
+                        return S0**2 * tau * -math.expm1(-2 * T / tau) / (8 * sg**2)
+                    a1 = 2 * (1 - gamma) * sg**2 * c
+                    return S0**2 / (4 * gamma * sg**2) * (math.exp(-2 * T / tau) - math.exp(-a1 * T)) / (a1 - 2 / tau)
+                check(f"{name}: ends at T", abs(f["/time"][-1] - T) < 1e-12 if "/time" in f else True)
+                check(f"{name}: optimal gamma below gamma = 1/2 and 1", np.all(R[-1] <= orders * w_fixed(0.5))
+                      and np.all(R[-1] <= orders * w_fixed(1.0)), (R[-1], orders * w_fixed(0.5)))
+                check(f"{name}: R linear in alpha", max_rel(R[-1] / orders, np.full(len(orders), R[-1][0] / orders[0])) < 1e-12)
+                check(f"{name}: R at T (alpha = 2) = 1.25489048e-4 as docs/config.md prints", abs(R[-1][0] / 1.25489048e-4 - 1) < 1e-8, R[-1][0])
+                for engine in ("characteristics", "finite-difference"):
+                    out2 = os.path.join(tmp, name + "_half_" + engine + ".h5")
+                    r = subprocess.run([RDPDYN, "solve", path, "-o", out2, "--set", "analysis.gamma=0.5",
+                                        "--set", "analysis.engine=" + engine], capture_output=True, text=True, timeout=600)
+                    check(f"{name} at gamma = 1/2 ({engine}) runs", r.returncode == 0, r.stderr)
+                    with h5py.File(out2, "r") as g:
+                        Rh = g["/R"][-1]
+                        check(f"{name}: gamma = 1/2 ({engine}) is the exact integral of the PDI (1e-8), above it",
+                              max_rel(Rh, orders * w_fixed(0.5)) < 1e-8 and np.all(Rh >= orders * w_fixed(0.5)),
+                              (Rh, orders * w_fixed(0.5)))
             if name == "transport_table":
                 # The table's own value at its nodes bounds R at t = 0 there.
                 check(f"{name}: initial row at alpha = 1.5", abs(R[0, 0] - 0.0021) < 1e-15, R[0, 0])
