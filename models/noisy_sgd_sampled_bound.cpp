@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "models/amplification_by_iteration.hpp"
 #include "models/privacy_model.hpp"
 #include "numerics/format_number.hpp"
 #include "numerics/outward_rounding.hpp"
@@ -67,6 +68,9 @@ struct Run {
   double initial_inverse_lsi = 0.0;
   double initial_slope = 0.0;     ///< u_0 = R_0 / alpha
   bool restarts = false;          ///< composition restarts allowed (Gaussian-convolution LSI throughout)
+  /// Per phase, the step holding the record as a contractive noisy step (shared map's constant, the
+  /// record's shift eta S_g / b, noise variance 2 eta sigma^2); empty when a constant is unknown or > 1.
+  std::vector<ContractiveStep> phase_shifted;
   /// Step k, 0 <= k < total.
   const LinearStep& at(std::int64_t k) const {
     return phase_steps[std::upper_bound(phase_ends.begin(), phase_ends.end(), k) - phase_ends.begin()];
@@ -94,6 +98,38 @@ double placement_slope(const Run& run, std::int64_t position) {
     }
   }
   return u;
+}
+
+/// The shifted-divergence bound of one placement, u_0 + E/2 (models/amplification_by_iteration.hpp),
+/// or +inf when the run's maps are not known contractions.
+double placement_shifted_slope(const Run& run, std::int64_t position) {
+  if (run.phase_shifted.empty()) return kInf;
+  auto step = [&run, position](std::int64_t k) {
+    const auto phase = std::upper_bound(run.phase_ends.begin(), run.phase_ends.end(), k) - run.phase_ends.begin();
+    ContractiveStep s = run.phase_shifted[phase];
+    if (k % run.per_epoch != position) s.shift = 0.0;
+    return s;
+  };
+  const std::optional<double> energy = amplification_by_iteration_energy(run.total, step);
+  if (!energy) return kInf;
+  return outward::round_up(run.initial_slope + *energy / 2.0, outward::recursion_margin(0));
+}
+
+/// The Lipschitz constant of the map shared by both runs before a step's noise: the gradient map
+/// (C21 Lemma 8's L as the program carries it, or max(|1 - eta lambda|, |1 - eta beta|) from the
+/// declared constants), or nullopt when the run declares none.
+std::optional<double> shared_map_contraction(const RunSpec& spec, const ProgramStep& step) {
+  std::optional<double> L;
+  for (const StepEvent& e : step.before)
+    if (const auto* m = std::get_if<LipschitzMap>(&e)) L = L.value_or(1.0) * m->lipschitz;
+  if (L) return L;
+  const double eta = step.diffusion.duration;
+  switch (spec.lsi.kind) {
+    case LsiKind::StronglyConvex:
+      return std::max(std::abs(1.0 - eta * spec.lsi.lambda), std::abs(1.0 - eta * spec.lsi.beta));
+    case LsiKind::SquaredLoss: return std::abs(1.0 - eta);  // lambda = beta = 1
+    default: return std::nullopt;
+  }
 }
 
 /// The epoch map of one placement for the shuffle recursion, precomputed for an epoch: the factors
@@ -222,6 +258,20 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
     run.phase_steps.emplace_back(program.phases()[i].step);
     run.phase_ends.push_back(program.phase_begin(i) + program.phases()[i].count);
   }
+  // Shifted divergences need every step's map to be a known contraction (A&T Lemma 5.5, c <= 1).
+  for (const ProgramPhase& phase : program.phases()) {
+    const std::optional<double> c = shared_map_contraction(spec, phase.step);
+    const auto release = std::find_if(phase.step.before.begin(), phase.step.before.end(), [](const StepEvent& e) {
+      return std::holds_alternative<GaussianRelease>(e);
+    });
+    if (!c || !(*c <= 1.0) || release == phase.step.before.end() || !phase.step.after.empty()) {
+      run.phase_shifted.clear();
+      break;
+    }
+    const auto& g = std::get<GaussianRelease>(*release);
+    const double eta = phase.step.diffusion.duration, sigma = phase.step.diffusion.sigma;
+    run.phase_shifted.push_back({*c, g.sensitivity, 2.0 * eta * sigma * sigma});  // N(0, 2 eta sigma^2 I)
+  }
   run.total = total;
   run.initial_inverse_lsi = program.initial_inverse_lsi;
   run.initial_slope = linear_initial_slope(spec.initial);
@@ -230,15 +280,25 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
   const std::string restarts =
       shared->restarts ? ", composition restarts at the record's steps (YS22 eq. (100))" : "";
   SampledBound out;
+  std::string restarts_and_shifts = restarts;
   if (sampling == BatchSampling::Partition || sampling == BatchSampling::ShuffleOnce) {
     std::vector<double> u(shared->per_epoch);
     const double margin = outward::recursion_margin(2 * total);
-    for (std::int64_t j = 0; j < shared->per_epoch; ++j) u[j] = outward::round_up(placement_slope(*shared, j), margin);
+    std::int64_t shifted_smaller = 0;
+    for (std::int64_t j = 0; j < shared->per_epoch; ++j) {
+      const double lsi = outward::round_up(placement_slope(*shared, j), margin);
+      const double shifted = placement_shifted_slope(*shared, j);
+      u[j] = std::min(lsi, shifted);
+      shifted_smaller += shifted < lsi;
+    }
+    if (!shared->phase_shifted.empty())
+      restarts_and_shifts += "; shifted Renyi divergences (A&T 2022 Prop. 2.17, Lemma 5.5) smaller at " +
+                             std::to_string(shifted_smaller) + " of " + std::to_string(u.size()) + " placements";
     if (sampling == BatchSampling::Partition) {
       const double worst = *std::max_element(u.begin(), u.end());
       out.slope = worst;
       out.at_order = [worst](double alpha) { return outward::round_up(alpha * worst, outward::recursion_margin(0)); };
-      out.method = "worst of the " + std::to_string(u.size()) + " placements, each linear in alpha" + restarts;
+      out.method = "worst of the " + std::to_string(u.size()) + " placements, each linear in alpha" + restarts_and_shifts;
     } else {
       out.at_order = [u](double alpha) {
         // YS22 Lemma 4.1, eq. (133), with weights 1/(n/b): a record in no batch (n not a multiple of b)
@@ -249,7 +309,7 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
         const double r = (acc - std::log(static_cast<double>(u.size()))) / (alpha - 1.0);
         return outward::round_up(std::max(r, 0.0), outward::recursion_margin(static_cast<std::int64_t>(u.size()) + 16));
       };
-      out.method = "YS22 Lemma 4.1 (133) over the " + std::to_string(u.size()) + " placements" + restarts;
+      out.method = "YS22 Lemma 4.1 (133) over the " + std::to_string(u.size()) + " placements" + restarts_and_shifts;
     }
   } else if (sampling == BatchSampling::Shuffle) {
     auto epochs = std::make_shared<std::vector<std::vector<EpochPlacement>>>();

@@ -200,7 +200,7 @@ TEST_CASE("Sampled bound: never below the exact divergence of quadratic runs", "
   }
 }
 
-TEST_CASE("Sampled bound: pdi at or below Ye & Shokri's mini-batch analyses on randomized runs", "[sampled]") {
+TEST_CASE("Sampled bound: pdi at or below Ye & Shokri's and Bok, Su & Altschuler's mini-batch analyses on randomized runs", "[sampled]") {
   EngineRegistry engines;
   engines.add(make_characteristics_engine());
   std::mt19937_64 rng(20261124);
@@ -225,7 +225,7 @@ TEST_CASE("Sampled bound: pdi at or below Ye & Shokri's mini-batch analyses on r
     const AnalysisResult pdi = find_analysis("pdi")->assess(input, orders);
     REQUIRE(pdi.applies);
     for (const char* name : {"ye-shokri-thm3.3", "ye-shokri-thm3.3-shifted", "ye-shokri-thm4.2", "ye-shokri-thm4.2-mixture",
-                             "ye-shokri-thm4.3"}) {
+                             "ye-shokri-thm4.3", "bok-su-altschuler-cyclic"}) {
       const AnalysisResult ys = find_analysis(name)->assess(input, orders);
       if (!ys.applies) continue;
       ++compared;
