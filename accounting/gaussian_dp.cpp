@@ -3,11 +3,13 @@
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "numerics/outward_rounding.hpp"
 
@@ -128,6 +130,44 @@ double gdp_epsilon(double mu, double delta) {
     target = log_target - 2.0 * log_delta_with_error(mu, root).error * static_cast<double>(1 << attempt);
   }
   return std::nextafter(eps, kInf);  // eps = hi if no root was certified: hi is
+}
+
+double gdp_mixture_epsilon(std::span<const double> mus, double delta) {
+  if (mus.empty()) return 0.0;
+  double worst = 0.0;
+  for (double mu : mus) {
+    check_mu(mu, "gdp_mixture_epsilon");
+    worst = std::max(worst, mu);
+  }
+  const double hi_start = gdp_epsilon(worst, delta);  // certified for every term, hence for the average
+  if (!std::isfinite(hi_start) || hi_start == 0.0) return hi_start;
+  const double n = static_cast<double>(mus.size());
+  const double log_target = std::log(delta);
+  // ln of the average's upper bound: each term raised by its error bound, the log-sum-exp's own
+  // rounding (n terms, a few ulps each) as a relative margin.
+  auto certified = [&](double eps) {
+    double top = -kInf;
+    std::vector<double> logs;
+    logs.reserve(mus.size());
+    for (double mu : mus) {
+      if (mu == 0.0) continue;  // delta = 0
+      const LogDelta d = log_delta_with_error(mu, eps);
+      logs.push_back(d.value + d.error);
+      top = std::max(top, logs.back());
+    }
+    if (top == -kInf) return true;
+    double sum = 0.0;
+    for (double l : logs) sum += std::exp(l - top);
+    const double log_avg = top + std::log(sum) - std::log(n) + 8.0 * (n + 4.0) * outward::kUnitRoundoff;
+    return log_avg <= log_target;
+  };
+  double lo = 0.0, hi = hi_start;
+  if (certified(lo)) return 0.0;
+  for (int i = 0; i < 80 && hi - lo > 1e-15 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (certified(mid) ? hi : lo) = mid;
+  }
+  return std::nextafter(hi, kInf);
 }
 
 double gdp_rdp(double mu, double alpha) { return 0.5 * alpha * mu * mu; }

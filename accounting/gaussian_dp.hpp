@@ -11,6 +11,8 @@
 //    Thm 2.10), so by data processing R_alpha <= D_alpha(N(mu,1) || N(0,1)) = alpha mu^2 / 2.
 // The conversion is exact, so it loses nothing; every RDP -> (epsilon, delta) conversion loses
 // something on Gaussian laws (docs/analyses.md, "Gaussian-DP entries").
+#include <span>
+
 namespace rdpdyn {
 
 /// delta(epsilon) of mu-GDP (DRS Cor 2.13), evaluated without cancellation or underflow: with
@@ -31,6 +33,14 @@ double gdp_log_delta(double mu, double epsilon);
 /// 0 when delta(0) = 2 Phi(mu/2) - 1 <= delta already. mu >= 0 (+infinity: +infinity),
 /// delta in (0, 1); throws std::invalid_argument otherwise.
 double gdp_epsilon(double mu, double delta);
+
+/// The smallest epsilon >= 0 with Avg_j delta_{mu_j}(epsilon) <= delta, rounded outward: the
+/// (epsilon, delta) of a uniform mixture over j of pairs that are mu_j-GDP, with the same mixing on
+/// both sides (hockey-stick divergences are jointly convex, so the mixture's delta(epsilon) is at
+/// most the average). Bisection on a certified average (each term's error bound, the sum's rounding)
+/// from the certified end gdp_epsilon(max mu_j, delta). Empty mus: 0. Each mu_j >= 0, delta in (0, 1);
+/// throws std::invalid_argument otherwise.
+double gdp_mixture_epsilon(std::span<const double> mus, double delta);
 
 /// R_alpha <= alpha mu^2 / 2 for a mu-GDP mechanism (DRS Thm 2.10 and data processing; above).
 double gdp_rdp(double mu, double alpha);

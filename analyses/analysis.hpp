@@ -71,6 +71,11 @@ struct AnalysisResult {
   /// bound on mini-batch runs): R(alpha), rounded outward. compare then minimises epsilon over a
   /// continuum of orders, as for `any_order` analyses.
   std::function<double(double alpha)> at_order;
+  /// A route to (epsilon, delta) beside R, from an f-DP argument (pdi on partition and shuffle-once:
+  /// Gaussian-DP per placement, models/noisy_sgd_sampled_bound.hpp): a certified epsilon at delta.
+  /// compare takes it where it is below the RDP conversions (with the best conversion requested).
+  std::function<double(double delta)> fdp_epsilon;
+  std::string fdp_route;  ///< its name in `conversion` ("gdp", "gdp-mixture")
   /// When the status differs for this run from the analysis' own (e.g. a disputed bound whose
   /// doubtful step is not used by the run), the status that holds here and why.
   std::optional<AnalysisStatus> status_here;

@@ -5,6 +5,7 @@
 
 #include "models/configured_solve.hpp"
 #include "models/noisy_sgd_sampled_bound.hpp"
+#include "numerics/format_number.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -23,6 +24,10 @@ void take_sampled_bound(const RunConfig& config, std::span<const double> orders,
     return;
   }
   const SampledBound& s = std::get<SampledBound>(sampled);
+  if (s.fdp_epsilon) {  // valid whichever R is smaller: a statement about the run's profile
+    r.fdp_epsilon = s.fdp_epsilon;
+    r.fdp_route = s.fdp_route;
+  }
   bool lower_somewhere = false, lower_everywhere = true;
   for (std::size_t i = 0; i < r.R.size(); ++i) {
     if (s.R[i] < r.R[i]) lower_somewhere = true;
@@ -48,6 +53,9 @@ void take_sampled_bound(const RunConfig& config, std::span<const double> orders,
     r.slope.reset();
   }
   r.reason += std::string("; ") + (lower_everywhere ? "" : "minimum of the worst case over placements and ") + s.method;
+  if (s.worst_mu)
+    r.reason += "; Gaussian-DP per placement (BSA 2024 shifted interpolation, the same shifts), worst mu = " +
+                format_number(*s.worst_mu) + (s.fdp_route == "gdp-mixture" ? ", profiles averaged over the draw" : "");
 }
 
 }  // namespace

@@ -88,6 +88,15 @@ void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const Analysis
   e.epsilon = eo.epsilon;
   e.best_order = eo.order;
   e.conversion = conversion_name(eo.conversion);
+  if (e.result.fdp_epsilon && conversion == RdpConversion::Best) {
+    // An f-DP route of the same analysis (pdi: Gaussian-DP per placement): its profile, no order.
+    const double f = e.result.fdp_epsilon(delta);
+    if (f < e.epsilon) {
+      e.epsilon = f;
+      e.best_order = kNaN;
+      e.conversion = e.result.fdp_route;
+    }
+  }
 }
 
 std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& e, const Analysis& analysis,
@@ -117,7 +126,9 @@ ComparisonEntry compare_entry(const Analysis& analysis, const AnalysisInput& inp
   e.result = analysis.assess(input, orders);
   e.result.name = analysis.name;
   if (e.result.citation.empty()) e.result.citation = analysis.citation;
-  if (!e.result.applies) e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(), e.result.at_order = nullptr;
+  if (!e.result.applies)
+    e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(), e.result.at_order = nullptr,
+        e.result.fdp_epsilon = nullptr;
   e.status = analysis.status_of(e.result);
   e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
   e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "accounting/gaussian_dp.hpp"
 #include "models/amplification_by_iteration.hpp"
 #include "models/privacy_model.hpp"
 #include "numerics/format_number.hpp"
@@ -16,6 +17,9 @@ namespace rdpdyn {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Beyond this many placements the shuffle-once f-DP route uses the worst placement's profile (valid
+/// for every draw) instead of averaging the profiles (each epsilon evaluates all of them ~80 times).
+constexpr std::size_t kGdpMixtureMaxPlacements = std::size_t{1} << 16;
 
 /// One step of the run in the linear picture: u (= R / alpha) and the inverse LSI constant A of the
 /// iterate law carried over it, with the record in the step's batch or not.
@@ -100,9 +104,9 @@ double placement_slope(const Run& run, std::int64_t position) {
   return u;
 }
 
-/// The shifted-divergence bound of one placement, u_0 + E/2 (models/amplification_by_iteration.hpp),
-/// or +inf when the run's maps are not known contractions.
-double placement_shifted_slope(const Run& run, std::int64_t position) {
+/// The shifted-divergence energy E of one placement (models/amplification_by_iteration.hpp), or +inf
+/// when the run's maps are not known contractions.
+double placement_shifted_energy(const Run& run, std::int64_t position) {
   if (run.phase_shifted.empty()) return kInf;
   auto step = [&run, position](std::int64_t k) {
     const auto phase = std::upper_bound(run.phase_ends.begin(), run.phase_ends.end(), k) - run.phase_ends.begin();
@@ -110,9 +114,7 @@ double placement_shifted_slope(const Run& run, std::int64_t position) {
     if (k % run.per_epoch != position) s.shift = 0.0;
     return s;
   };
-  const std::optional<double> energy = amplification_by_iteration_energy(run.total, step);
-  if (!energy) return kInf;
-  return outward::round_up(run.initial_slope + *energy / 2.0, outward::recursion_margin(0));
+  return amplification_by_iteration_energy(run.total, step).value_or(kInf);
 }
 
 /// The Lipschitz constant of the map shared by both runs before a step's noise: the gradient map
@@ -284,16 +286,33 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
   if (sampling == BatchSampling::Partition || sampling == BatchSampling::ShuffleOnce) {
     std::vector<double> u(shared->per_epoch);
     const double margin = outward::recursion_margin(2 * total);
+    std::vector<double> mus;  // sqrt(E_j), while every placement has one
     std::int64_t shifted_smaller = 0;
     for (std::int64_t j = 0; j < shared->per_epoch; ++j) {
       const double lsi = outward::round_up(placement_slope(*shared, j), margin);
-      const double shifted = placement_shifted_slope(*shared, j);
+      const double energy = placement_shifted_energy(*shared, j);
+      const double shifted = std::isfinite(energy)
+                                 ? outward::round_up(shared->initial_slope + energy / 2.0, outward::recursion_margin(0))
+                                 : kInf;
       u[j] = std::min(lsi, shifted);
       shifted_smaller += shifted < lsi;
+      if (std::isfinite(energy)) mus.push_back(outward::round_up(std::sqrt(energy), outward::recursion_margin(0)));
     }
     if (!shared->phase_shifted.empty())
       restarts_and_shifts += "; shifted Renyi divergences (A&T 2022 Prop. 2.17, Lemma 5.5) smaller at " +
                              std::to_string(shifted_smaller) + " of " + std::to_string(u.size()) + " placements";
+    // Gaussian-DP needs a common start (no initial divergence) and a shifted bound at every placement.
+    if (mus.size() == u.size() && shared->initial_slope == 0.0 && !mus.empty()) {
+      const double worst = *std::max_element(mus.begin(), mus.end());
+      out.worst_mu = worst;
+      if (sampling == BatchSampling::Partition || mus.size() > kGdpMixtureMaxPlacements) {
+        out.fdp_epsilon = [worst](double delta) { return gdp_epsilon(worst, delta); };
+        out.fdp_route = "gdp";
+      } else {
+        out.fdp_epsilon = [mus](double delta) { return gdp_mixture_epsilon(mus, delta); };
+        out.fdp_route = "gdp-mixture";
+      }
+    }
     if (sampling == BatchSampling::Partition) {
       const double worst = *std::max_element(u.begin(), u.end());
       out.slope = worst;

@@ -44,6 +44,15 @@ struct SampledBound {
   /// R at any order > 1 from the state computed once (placement slopes, or the run's steps for the
   /// recursions), rounded outward; what R holds at the requested orders.
   std::function<double(double alpha)> at_order;
+  /// A second route to (epsilon, delta), beside R: Gaussian-DP per placement from the shifted
+  /// interpolation argument (Bok, Su & Altschuler 2024, arXiv:2403.00278, App. C: any admissible
+  /// shifts give G(sqrt(sum a_t^2 / v_t))), so placement j is sqrt(E_j)-GDP with the energy E_j of
+  /// the shifted-divergence bound; partition: G of the largest, shuffle-once: the average of the
+  /// profiles (joint convexity). Set for those two samplings when every placement has a shifted bound
+  /// and the start is common (R_0 = 0). Returns a certified epsilon at delta.
+  std::function<double(double delta)> fdp_epsilon;
+  std::string fdp_route;  ///< "gdp" (partition) or "gdp-mixture" (shuffle-once)
+  std::optional<double> worst_mu;  ///< the largest per-placement mu
 };
 
 /// Largest (number of placements) x (steps) evaluated for partition and shuffle-once, and largest

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "accounting/epsilon_delta.hpp"
 #include "accounting/gaussian_dp.hpp"
@@ -106,4 +107,29 @@ TEST_CASE("GDP: Rényi implication and composition; the exact profile beats ever
     INFO("mu = " << mu);
     CHECK(gdp_epsilon(mu, 1e-5) < rdp_eps);
   }
+}
+
+TEST_CASE("GDP: epsilon of a uniform mixture of mu-GDP pairs (joint convexity), against mpmath", "[gdp][accounting]") {
+  // mpmath (50 digits): the root of (delta_0.5(e) + delta_1(e) + delta_2(e))/3 = 1e-5 is
+  // 9.48031906399364576337..., of delta_2(e) = 1e-5 alone 9.99725614643430039654...
+  const std::vector<double> mus{0.5, 1.0, 2.0};
+  const double eps = gdp_mixture_epsilon(mus, 1e-5);
+  CHECK(eps >= 9.4803190639936457);
+  CHECK(eps <= 9.4803190639936457 * (1.0 + 1e-12));
+  CHECK(eps < gdp_epsilon(2.0, 1e-5));  // averaging beats the worst pair
+  // One pair: the same as gdp_epsilon (both certified, both tight).
+  for (double mu : {0.01, 0.3, 1.0, 5.0}) {
+    const std::vector<double> one{mu};
+    CHECK(gdp_mixture_epsilon(one, 1e-6) >= gdp_epsilon(mu, 1e-6) * (1.0 - 1e-12));
+    CHECK(gdp_mixture_epsilon(one, 1e-6) <= gdp_epsilon(mu, 1e-6) * (1.0 + 1e-12));
+  }
+  // Pairs with mu = 0 (a record in no batch) count with delta = 0.
+  const std::vector<double> with_zero{0.0, 2.0};
+  const double half = gdp_mixture_epsilon(with_zero, 1e-5);
+  CHECK(gdp_delta(2.0, half) / 2.0 <= 1e-5);
+  CHECK(gdp_delta(2.0, half * (1.0 - 1e-9)) / 2.0 > 1e-5);
+  const std::vector<double> none;
+  CHECK(gdp_mixture_epsilon(none, 1e-5) == 0.0);
+  const std::vector<double> negative{-1.0};
+  CHECK_THROWS_AS(gdp_mixture_epsilon(negative, 1e-5), std::invalid_argument);
 }
