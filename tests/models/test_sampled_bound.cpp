@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 
+#include "accounting/gaussian_dp.hpp"
 #include "analyses/analysis.hpp"
 #include "analyses/ye_shokri_2022/theorems.hpp"
 #include "models/noisy_sgd_sampled_bound.hpp"
@@ -206,7 +207,7 @@ TEST_CASE("Sampled bound: pdi at or below Ye & Shokri's and Bok, Su & Altschuler
   std::mt19937_64 rng(20261124);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const std::vector<double> orders{1.25, 2.0, 3.0, 6.0, 16.0, 64.0};
-  int compared = 0, strictly_below = 0;
+  int compared = 0, strictly_below = 0, fdp_compared = 0;
   for (int trial = 0; trial < 40; ++trial) {
     Setting s;
     s.batches = 2 + static_cast<std::int64_t>(unit(rng) * 30);
@@ -238,8 +239,15 @@ TEST_CASE("Sampled bound: pdi at or below Ye & Shokri's and Bok, Su & Altschuler
         below = below || pdi.R[i] < ys.R[i] * (1.0 - 1e-6);
       }
       strictly_below += below;
+      if (ys.mu) {  // the f-DP entry: pdi's Gaussian-DP route at or below its epsilon too
+        REQUIRE(pdi.fdp_epsilon);
+        INFO(name << " trial " << trial << ": mu " << *ys.mu);
+        CHECK(pdi.fdp_epsilon(1e-5) <= gdp_epsilon(*ys.mu, 1e-5) * (1.0 + 1e-9));
+        ++fdp_compared;
+      }
     }
   }
+  CHECK(fdp_compared >= 20);
   CHECK(compared >= 40);
   CHECK(strictly_below >= compared / 2);  // and the gain is real on most runs
 }
