@@ -25,7 +25,9 @@ fs::path package_parent(const char* argv0) {
   if (ec) self = fs::absolute(argv0, ec);
   const fs::path bin = self.parent_path();
   if (fs::equivalent(bin, kBuildDirectory, ec)) return kBuildPythonPath;
-  return bin.parent_path() / kInstallPythonPath;
+  for (const char* dir : kInstallPythonPaths)
+    if (fs::exists(bin.parent_path() / dir / "rdpdyn" / "plot.py", ec)) return bin.parent_path() / dir;
+  return bin.parent_path() / kInstallPythonPaths[0];  // named in the error message
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
 
     contents = run("dpkg-deb", "-c", deb)
     for path in ["./usr/bin/rdpdyn", "./usr/include/rdpdyn/library/rdpdyn.hpp", "./usr/lib/cmake/rdpdyn/rdpdynConfig.cmake",
-                 "./usr/lib/librdpdyn_math.a", *(["/dist-packages/rdpdyn/_rdpdyn"] if python else [])]:
+                 "./usr/lib/librdpdyn_math.a", *(["./usr/lib/python3/dist-packages/rdpdyn/_rdpdyn"] if python else [])]:
         check(f"the package holds {path}", path in contents)
     root = tmp / "root"
     run("dpkg-deb", "-x", deb, root)
@@ -71,7 +71,21 @@ with tempfile.TemporaryDirectory(prefix="rdpdyn-deb-") as tmp:
     print(out)
     check(f"the unpacked rdpdyn --version says {version}", version in out)
     if python:
-        module = next((root / "usr").glob("lib/python3*/dist-packages/rdpdyn/__init__.py"), None)
-        check("the Python package under /usr/lib/python3.X/dist-packages", module is not None)
+        # Debian Python policy: packages of the system prefix go to /usr/lib/python3/dist-packages,
+        # which Debian's python3 searches; the unpacked package imports from there and says its version.
+        package = root / "usr" / "lib" / "python3" / "dist-packages"
+        check("the Python package under /usr/lib/python3/dist-packages", (package / "rdpdyn" / "__init__.py").is_file())
+        out = run("/usr/bin/python3", "-c", "import rdpdyn; print(rdpdyn.__version__, rdpdyn.__file__)",
+                  env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(package)}, cwd=tmp)
+        print(out)
+        check(f"the unpacked module imports and says {version}", version in out and str(package) in out)
+        # `rdpdyn plot` finds the package beside the unpacked command (apps/plot_command.cpp).
+        config = tmp / "run.toml"
+        config.write_text('[orders]\nvalues = [2, 8]\n[algorithm]\nkind = "noisy-gd"\nsteps = 20\neta = 0.1\n'
+                          'sigma = 0.5\nn = 100\nsensitivity = 1.0\n[lsi]\nkind = "constant"\nc = 1.0\n')
+        command = root / "usr" / "bin" / "rdpdyn"
+        run(command, "solve", config, "-o", tmp / "run.h5", env=env)
+        run(command, "plot", tmp / "run.h5", "-o", tmp / "run.png", env=env)
+        check("the unpacked rdpdyn plot draws from the unpacked package", (tmp / "run.png").stat().st_size > 1000)
 
 finish()
