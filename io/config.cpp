@@ -472,9 +472,28 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   }
 }
 
-void parse_lsi(const Section& s, LsiSpec& lsi, LossKind loss) {
+/// [lsi] strongly-convex on a Langevin run (models/langevin_strongly_convex.hpp): lambda only. The
+/// diffusion has no step size, so its LSI constant lambda/sigma^2 needs no smoothness beta.
+void parse_langevin_strongly_convex(const Section& s, LsiSpec& lsi) {
+  if (s.has("beta"))
+    throw SpecError(s.key("beta"), describe(s.at("beta")),
+                    "is not used with algorithm.kind = \"langevin\": the diffusion has no step size, so the LSI "
+                    "constant lambda/sigma^2 needs no smoothness (docs/config.md); remove it");
+  s.allow_only({"kind", "lambda"});
+  lsi.kind = LsiKind::StronglyConvex;
+  if (!s.has("lambda")) throw SpecError(s.key("lambda"), "missing", "this key is required");
+  lsi.lambda = s.number("lambda");
+  if (!(lsi.lambda > 0.0) || !std::isfinite(lsi.lambda))
+    throw SpecError(s.key("lambda"), format_number(lsi.lambda),
+                    "must be a finite number > 0 (the loss is lambda-strongly convex)");
+  lsi.beta = 0.0;  // not declared
+}
+
+void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm) {
+  const LossKind loss = algorithm.loss;
   const std::string kind =
       one_of(s, "kind", {"constant", "strongly-convex", "recursion", "squared-loss", "function", "exact-quadratic"});
+  if (kind == "strongly-convex" && algorithm.kind == AlgorithmKind::Langevin) return parse_langevin_strongly_convex(s, lsi);
   if (kind == "exact-quadratic") {
     s.allow_only({"kind"});
     lsi.kind = LsiKind::ExactQuadratic;
@@ -1068,7 +1087,7 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
   }
   parse_algorithm(root.table("algorithm"), spec.algorithm, spec.adjacency);
   // [lsi] is optional for noisy-sgd: only the PDI and the analyses of the LSI model need it.
-  if (root.has("lsi") || spec.algorithm.kind != AlgorithmKind::NoisySgd) parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm.loss);
+  if (root.has("lsi") || spec.algorithm.kind != AlgorithmKind::NoisySgd) parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm);
   else spec.declares_lsi = false;
   if (spec.algorithm.loss == LossKind::Quadratic) {
     if (!root.has("quadratic")) throw SpecError("quadratic", "missing", "algorithm.loss = \"quadratic\" needs the table [quadratic]");
