@@ -709,5 +709,6 @@ lambda = 0.5
   check_error(sc + "[[events]]\nafter_step = 3\nkind = \"lsi-restart\"\nc = 1\n", "events[0].kind", "\"lsi-restart\"",
               "needs lsi.kind = \"recursion\"");
   check_error(sc + "[[events]]\nafter_step = 3\nkind = \"lipschitz\"\nlipschitz = 2\n", "events[0].lipschitz", "2",
-              "an expanding map");
+              "a Langevin run has no recursion: use lsi.kind = \"constant\"");
+  CHECK_NOTHROW(parse_config_text(sc + "[[events]]\nafter_step = 3\nkind = \"lipschitz\"\nlipschitz = 1\n", "t"));
 }
