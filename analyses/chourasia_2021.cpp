@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "analyses/chourasia_2021_closed_forms.hpp"
+#include "models/langevin_strongly_convex.hpp"
 #include "models/spec_error.hpp"
 
 namespace rdpdyn {
@@ -71,11 +72,14 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
     const std::string varying = a.coefficients.varies() ? "needs constant sigma and S_v (numbers, not expressions in t)" : "";
     add("thm1", "C21 Thm 1", "upper-bound", varying,
         [=](double al, const C21Point& p) { return closed_forms::thm1(al, Sg / n, a.sigma, p.time); });
+    // strongly-convex on a Langevin run: c = lambda/sigma^2 (models/langevin_strongly_convex.hpp).
+    const bool sc = spec.lsi.kind == LsiKind::StronglyConvex && a.kind == AlgorithmKind::Langevin;
+    const double c = sc ? langevin_strongly_convex::lsi_constant(spec.lsi.lambda, a.sigma) : spec.lsi.c;
     add("thm2", "C21 Thm 2 (eta K -> t), eq. (68) at gamma = " + format_number(gamma), "upper-bound",
-        !varying.empty()                   ? varying
-        : spec.lsi.kind == LsiKind::Constant ? ""
-                                             : "needs a constant LSI constant (lsi.kind = \"constant\")",
-        [=, c = spec.lsi.c](double al, const C21Point& p) { return closed_forms::thm2(al, Sg, n, a.sigma, c, gamma, p.time); });
+        !varying.empty()                           ? varying
+        : spec.lsi.kind == LsiKind::Constant || sc ? ""
+                                                   : "needs a constant LSI constant (lsi.kind = \"constant\" or \"strongly-convex\")",
+        [=](double al, const C21Point& p) { return closed_forms::thm2(al, Sg, n, a.sigma, c, gamma, p.time); });
     return out;
   }
 

@@ -17,6 +17,14 @@ double lemma_c1(double alpha, double delta, double beta, double time) {
   return alpha * delta * delta * beta * beta * time / 4.0;
 }
 
+double lemma_i2(double alpha, double delta, double beta, double m, double time) {
+  if (!(alpha >= 1.0 && delta >= 0.0 && beta > 0.0 && m > 0.0 && time >= 0.0))
+    throw std::invalid_argument("gtu::lemma_i2: needs alpha >= 1, Delta >= 0, beta > 0, m > 0, T >= 0");
+  // GTU (arXiv:2204.01585) Lemma I.2: alpha beta Delta^2 / m * (1 - e^{-beta m T/2}); expm1 keeps
+  // the small-T value (about alpha beta^2 Delta^2 T / 2) accurate.
+  return alpha * beta * delta * delta / m * -std::expm1(-beta * m * time / 2.0);
+}
+
 }  // namespace gtu
 
 std::string gtu_langevin_setting_failure(const RunSpec& spec) {
@@ -32,13 +40,13 @@ std::string gtu_langevin_setting_failure(const RunSpec& spec) {
 namespace {
 
 struct GtuUnits {
-  double beta, time, delta;
+  double beta, time, delta, m;
 };
 
 GtuUnits units_of(const RunSpec& spec) {
   const auto& a = spec.algorithm;
   return {noise_units::gtu_beta_from_c21_sigma(a.sigma), noise_units::gtu_time_from_c21(a.time, a.sigma),
-          noise_units::gtu_delta_from_c21(a.sensitivity, a.n)};
+          noise_units::gtu_delta_from_c21(a.sensitivity, a.n), noise_units::gtu_m_from_c21_lambda(spec.lsi.lambda)};
 }
 
 }  // namespace
@@ -56,6 +64,36 @@ AnalysisResult ganesh_lemma_c1(const RunSpec& spec, const TrainingRun& run) {
   r.applies = true;
   r.reason = "beta = 1/sigma^2 = " + format_number(u.beta) + ", T = sigma^2 t = " + format_number(u.time) +
              ", Delta = S_g/n = " + format_number(u.delta) + "; bounds the whole trajectory";
+  return r;
+}
+
+std::string gtu_lemma_i2_setting_failure(const RunSpec& spec) {
+  if (auto why = gtu_langevin_setting_failure(spec); !why.empty()) return why;
+  if (spec.lsi.kind != LsiKind::StronglyConvex)
+    return "needs m-strongly convex losses and the start N(0, I/(beta m)) (GTU Lemma I.2): declare "
+           "lsi.kind = \"strongly-convex\" with lambda = m";
+  if (!(spec.lsi.lambda > 0.0)) return "needs a strongly convex loss (lambda > 0); lambda = " + format_number(spec.lsi.lambda);
+  if (spec.diameter)
+    return "stated for the unconstrained diffusion (GTU eq. (1)) from an unconstrained Gaussian start; the run "
+           "declares a diameter D = " + format_number(*spec.diameter);
+  return "";
+}
+
+AnalysisResult ganesh_lemma_i2(const RunSpec& spec, const TrainingRun& run) {
+  AnalysisResult r;
+  r.name = "ganesh-lemma-i2";
+  r.citation = "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma I.2";
+  if (auto why = gtu_lemma_i2_setting_failure(spec); !why.empty()) {
+    r.reason = why;
+    return r;
+  }
+  const GtuUnits u = units_of(spec);
+  // In C21 units this is alpha S_g^2/(lambda sigma^2 n^2) (1 - e^{-lambda t/2}), C21 Cor 1 with eta K -> t.
+  for (double alpha : run.orders) r.R.push_back(gtu::lemma_i2(alpha, u.delta, u.beta, u.m, u.time));
+  r.applies = true;
+  r.reason = "beta = 1/sigma^2 = " + format_number(u.beta) + ", T = sigma^2 t = " + format_number(u.time) +
+             ", Delta = S_g/n = " + format_number(u.delta) + ", m = lambda = " + format_number(u.m) +
+             "; start N(0, I/(beta m)) as declared by lsi.kind = \"strongly-convex\"";
   return r;
 }
 

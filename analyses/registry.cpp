@@ -210,6 +210,8 @@ std::vector<Analysis> build_registry() {
       {"ganesh-lemma-c1",
        "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma C.1 (path-level bound of the Langevin diffusion)", P,
        "", true, langevin_paper(ganesh_lemma_c1)},
+      {"ganesh-lemma-i2", "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma I.2", P, "", true,
+       langevin_paper(ganesh_lemma_i2)},
       {"composition-gaussian", "Mironov 2017 (arXiv:1702.07476) Prop. 1 and 7", P, "", true,
        accountant(composition_gaussian)},
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "",

@@ -472,9 +472,28 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   }
 }
 
-void parse_lsi(const Section& s, LsiSpec& lsi, LossKind loss) {
+/// [lsi] strongly-convex on a Langevin run (models/langevin_strongly_convex.hpp): lambda only. The
+/// diffusion has no step size, so its LSI constant lambda/sigma^2 needs no smoothness beta.
+void parse_langevin_strongly_convex(const Section& s, LsiSpec& lsi) {
+  if (s.has("beta"))
+    throw SpecError(s.key("beta"), describe(s.at("beta")),
+                    "is not used with algorithm.kind = \"langevin\": the diffusion has no step size, so the LSI "
+                    "constant lambda/sigma^2 needs no smoothness (docs/config.md); remove it");
+  s.allow_only({"kind", "lambda"});
+  lsi.kind = LsiKind::StronglyConvex;
+  if (!s.has("lambda")) throw SpecError(s.key("lambda"), "missing", "this key is required");
+  lsi.lambda = s.number("lambda");
+  if (!(lsi.lambda > 0.0) || !std::isfinite(lsi.lambda))
+    throw SpecError(s.key("lambda"), format_number(lsi.lambda),
+                    "must be a finite number > 0 (the loss is lambda-strongly convex)");
+  lsi.beta = 0.0;  // not declared
+}
+
+void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm) {
+  const LossKind loss = algorithm.loss;
   const std::string kind =
       one_of(s, "kind", {"constant", "strongly-convex", "recursion", "squared-loss", "function", "exact-quadratic"});
+  if (kind == "strongly-convex" && algorithm.kind == AlgorithmKind::Langevin) return parse_langevin_strongly_convex(s, lsi);
   if (kind == "exact-quadratic") {
     s.allow_only({"kind"});
     lsi.kind = LsiKind::ExactQuadratic;
@@ -694,17 +713,21 @@ void check_event_against_lsi(const Section& e, const StepEvent& event, const Run
                      : spec.lsi.kind == LsiKind::SquaredLoss    ? "squared-loss"
                      : spec.lsi.kind == LsiKind::Function       ? "function"
                                                                 : "exact-quadratic";
+  // A Langevin run has no recursion: the user's own c (constant, function) is the way out there.
+  const std::string remedy = spec.algorithm.kind == AlgorithmKind::Langevin
+                                 ? "; a Langevin run has no recursion: use lsi.kind = \"constant\" with a c you certify"
+                                 : "";
   if (std::holds_alternative<LsiRestart>(event))
     throw SpecError(e.key("kind"), "\"lsi-restart\"",
                     std::string("needs lsi.kind = \"recursion\": lsi.kind = \"") + kind +
-                        "\" fixes c at every step, so the restart would be ignored");
+                        "\" fixes c at every step, so the restart would be ignored" + remedy);
   const auto* map = std::get_if<LipschitzMap>(&event);
   const bool user_vouches = (spec.lsi.kind == LsiKind::Constant || spec.lsi.kind == LsiKind::Function) &&
                             spec.algorithm.loss == LossKind::Generic;
   if (map && map->lipschitz > 1.0 && !user_vouches)
     throw SpecError(e.key("lipschitz"), format_number(map->lipschitz),
                     std::string("an expanding map (L > 1) widens the iterate law (C21 Lemma 8: c -> c/L^2), which "
-                                "lsi.kind = \"") + kind + "\" does not account for: use lsi.kind = \"recursion\"");
+                                "lsi.kind = \"") + kind + "\" does not account for: use lsi.kind = \"recursion\"" + remedy);
 }
 
 std::vector<ScheduledEvent> parse_events(const Section& root, const RunSpec& spec) {
@@ -1068,7 +1091,7 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
   }
   parse_algorithm(root.table("algorithm"), spec.algorithm, spec.adjacency);
   // [lsi] is optional for noisy-sgd: only the PDI and the analyses of the LSI model need it.
-  if (root.has("lsi") || spec.algorithm.kind != AlgorithmKind::NoisySgd) parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm.loss);
+  if (root.has("lsi") || spec.algorithm.kind != AlgorithmKind::NoisySgd) parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm);
   else spec.declares_lsi = false;
   if (spec.algorithm.loss == LossKind::Quadratic) {
     if (!root.has("quadratic")) throw SpecError("quadratic", "missing", "algorithm.loss = \"quadratic\" needs the table [quadratic]");

@@ -289,6 +289,14 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
       break;
     case LsiKind::StronglyConvex:
     case LsiKind::Recursion: {
+      if (a.kind == AlgorithmKind::Langevin) {  // strongly-convex only (check_model_assumptions)
+        declared("lsi.lambda", format_number(lsi.lambda),
+                 "strong convexity of the loss, and the start N(0, (sigma^2/lambda) I); " + generic);
+        derived("LSI constant", "lambda/sigma^2",
+                "from lsi.lambda: the start is lambda/sigma^2-LSI and the diffusion keeps it (Bakry-Emery; "
+                "docs/analyses.md, \"ganesh-lemma-i2\")");
+        break;
+      }
       if (lsi.kind == LsiKind::Recursion && lsi.lipschitz) {
         if (known)
           derived("lsi.lipschitz", format_number(*lsi.lipschitz),

@@ -31,6 +31,10 @@ inline double at_sigma_from_c21(double sigma_c21, double eta) {
 inline double gtu_beta_from_c21_sigma(double sigma_c21) { return 1.0 / (sigma_c21 * sigma_c21); }
 inline double gtu_time_from_c21(double time_c21, double sigma_c21) { return sigma_c21 * sigma_c21 * time_c21; }
 inline double gtu_delta_from_c21(double sensitivity_g, double n) { return sensitivity_g / n; }
+/// GTU's strong convexity m of the loss L(theta; D) (their Lemma I.2) is C21's lambda: both drifts
+/// are gradients of the same averaged loss, the time change does not touch L. So m = lambda, and
+/// their start N(0, I/(beta m)) is N(0, (sigma^2/lambda) I).
+inline double gtu_m_from_c21_lambda(double lambda) { return lambda; }
 
 /// A&T sigma -> C21 sigma, the inverse of at_sigma_from_c21.
 inline double c21_sigma_from_at(double sigma_at, double eta) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/known_constants.hpp"
+#include "models/langevin_strongly_convex.hpp"
 #include "models/noise_units.hpp"
 #include "models/spec_error.hpp"
 
@@ -95,9 +96,20 @@ void check_model_assumptions(const RunSpec& spec) {
     return;
   }
   if (a.kind == AlgorithmKind::Langevin) {
-    if (lsi.kind != LsiKind::Constant && lsi.kind != LsiKind::Function)
-      throw SpecError("lsi.kind", "\"" + std::string(lsi.kind == LsiKind::Recursion ? "recursion" : lsi.kind == LsiKind::SquaredLoss ? "squared-loss" : "strongly-convex") + "\"",
-                      "Langevin diffusion accepts only \"constant\" or \"function\" LSI schedules");
+    if (lsi.kind != LsiKind::Constant && lsi.kind != LsiKind::Function && lsi.kind != LsiKind::StronglyConvex)
+      throw SpecError("lsi.kind", "\"" + lsi_kind_name(lsi.kind) + "\"",
+                      "Langevin diffusion accepts only \"constant\", \"function\" or \"strongly-convex\" LSI schedules");
+    if (lsi.kind == LsiKind::StronglyConvex) {
+      if (!(lsi.lambda > 0.0) || !std::isfinite(lsi.lambda))
+        throw SpecError("lsi.lambda", format_number(lsi.lambda), "must be a finite number > 0");
+      // c = lambda/sigma^2 is derived for the unconstrained diffusion from the unconstrained start
+      // N(0, (sigma^2/lambda) I) (models/langevin_strongly_convex.hpp).
+      if (spec.diameter)
+        throw SpecError("domain.diameter", format_number(*spec.diameter),
+                        "lsi.kind = \"strongly-convex\" on a Langevin run declares the unconstrained diffusion "
+                        "started at N(0, (sigma^2/lambda) I); a projection on a set of diameter D is outside that "
+                        "model (use lsi.kind = \"constant\" with a c you certify)");
+    }
     return;
   }
   if (a.loss == LossKind::Squared) {
@@ -308,10 +320,17 @@ PrivacyProgram build_langevin_program(const RunSpec& spec) {
   const auto& a = spec.algorithm;
   const double Sv = a.sensitivity / a.n;
   PrivacyProgram program;
-  program.initial_inverse_lsi = spec.lsi.kind == LsiKind::Constant ? 1.0 / spec.lsi.c : kPointMassInverseLsi;
   const double dt = a.time / static_cast<double>(a.intervals);
-  LsiSchedule schedule = spec.lsi.kind == LsiKind::Constant ? LsiSchedule{ConstantLsi{spec.lsi.c}}
-                                                            : LsiSchedule{spec.lsi.function};
+  LsiSchedule schedule{spec.lsi.function};
+  program.initial_inverse_lsi = kPointMassInverseLsi;
+  if (spec.lsi.kind == LsiKind::Constant) {
+    schedule = ConstantLsi{spec.lsi.c};
+    program.initial_inverse_lsi = 1.0 / spec.lsi.c;
+  } else if (spec.lsi.kind == LsiKind::StronglyConvex) {
+    // The start N(0, (sigma^2/lambda) I) and every later law are lambda/sigma^2-LSI.
+    schedule = ConstantLsi{langevin_strongly_convex::lsi_constant(spec.lsi.lambda, a.sigma)};
+    program.initial_inverse_lsi = langevin_strongly_convex::start_variance(spec.lsi.lambda, a.sigma);
+  }
   program.append({{}, {dt, a.sigma, Sv, std::move(schedule)}, {}, spec.gamma}, a.intervals);
   attach_events(spec, program);
   return program;

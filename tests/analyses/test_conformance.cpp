@@ -458,11 +458,13 @@ void make_langevin(Rng& rng, RunSpec& s) {
   s.lsi = LsiSpec::constant(log_uniform(rng, 1e-2, 10.0) / (s.algorithm.sigma * s.algorithm.sigma));
 }
 
-/// Langevin diffusions (ganesh-lemma-c1, pdi), some with a diameter.
+/// Langevin diffusions (ganesh-lemma-c1, ganesh-lemma-i2, pdi), some with a diameter, some on a
+/// strongly convex loss from the Gaussian start (c = lambda/sigma^2, lambda t from 0.01 to 50).
 Run langevin(Rng& rng) {
   RunSpec s = gd_base(rng, 200);
   make_langevin(rng, s);
   if (coin(rng, 0.3)) s.diameter = log_uniform(rng, 0.01, 10.0);
+  else if (coin(rng, 0.8)) s.lsi = LsiSpec::strongly_convex(log_uniform(rng, 0.01, 50.0) / s.algorithm.time, 0.0);
   return {"langevin", config_of(s), std::nullopt};
 }
 
@@ -520,7 +522,7 @@ const std::vector<Run>& all_runs() {
         {8000, 40, [](Rng& r, int) { return sgd(r, BatchSampling::Shuffle); }},
         {9000, 60, [](Rng& r, int) { return sgd(r, BatchSampling::PerStep); }},
         {10000, 25, [](Rng& r, int i) { return outside_papers(r, i); }},
-        {11000, 25, [](Rng& r, int) { return langevin(r); }},
+        {11000, 50, [](Rng& r, int) { return langevin(r); }},
     };
     std::vector<Run> out;
     for (const auto& f : families)

@@ -248,6 +248,23 @@ with tempfile.TemporaryDirectory() as tmp:
     check("langevin: Lemma C.1 = alpha 1e-3, rounded outward", rounded_up_from(c1["R"], [x * 1e-3 for x in obj["orders"]], 200),
           c1["R"])
 
+    check("langevin (constant c): ganesh-lemma-i2 refuses, naming the declaration",
+          not a["ganesh-lemma-i2"]["applies"] and 'lsi.kind = "strongly-convex"' in a["ganesh-lemma-i2"]["reason"],
+          a["ganesh-lemma-i2"]["reason"])
+
+    # Strongly convex Langevin: GTU Lemma I.2 = alpha S_g^2/(lambda sigma^2 n^2) (1 - e^{-lambda t/2})
+    # = alpha 8e-4 (1 - e^{-2.5}); pdi (c = lambda/sigma^2, optimal gamma) is best, 0.5387 of it
+    # (docs/analyses.md, "ganesh-lemma-i2").
+    obj = json.loads(compare("langevin_strongly_convex.toml", "--json").stdout)
+    a = layout("langevin_strongly_convex", obj)
+    i2 = a["ganesh-lemma-i2"]
+    check("strongly convex langevin: ganesh-lemma-i2 applies", i2["applies"], i2["reason"])
+    check("strongly convex langevin: Lemma I.2 = alpha 8e-4 (1 - e^{-2.5}), rounded outward",
+          rounded_up_from(i2["R"], [x * 8e-4 * -math.expm1(-2.5) for x in obj["orders"]], 200), i2["R"])
+    check("strongly convex langevin: pdi at or below Lemma I.2",
+          all(p <= q for p, q in zip(a["pdi"]["R"], i2["R"])), (a["pdi"]["R"], i2["R"]))
+    check("strongly convex langevin: pdi is best", obj["best"]["name"] == "pdi", obj["best"]["name"])
+
     # The table marks the tightest valid analysis.
     table = compare("ye_shokri_mnist_partition.toml").stdout
     check("table marks the best", " *" in table and "tightest valid" in table, table[-400:])

@@ -131,6 +131,18 @@ with tempfile.TemporaryDirectory() as tmp:
                         check(f"{name}: gamma = 1/2 ({engine}) is the exact integral of the PDI (1e-8), above it",
                               max_rel(Rh, orders * w_fixed(0.5)) < 1e-8 and np.all(Rh >= orders * w_fixed(0.5)),
                               (Rh, orders * w_fixed(0.5)))
+            if name == "langevin_strongly_convex":
+                # c = lambda/sigma^2 (docs/analyses.md, "ganesh-lemma-i2"): the optimal gamma has the closed
+                # form of the seed-001 digest section 4B item 10, t_1 = 1/(2 lambda); C21 Thm 2 (gamma = 1/2)
+                # with this c and GTU Lemma I.2 sit above it.
+                lam, sg, Sv, T = 0.5, 0.1, 2.0 / 1000.0, 10.0
+                t1 = 1 / (2 * lam)
+                opt = orders * Sv**2 / (2 * sg**2 * lam) * (1 - 0.5 * math.exp(-lam * (T - t1)))**2
+                thm2 = orders * Sv**2 / (2 * lam * sg**2) * -math.expm1(-lam * T)
+                i2 = orders * Sv**2 / (lam * sg**2) * -math.expm1(-lam * T / 2)
+                check(f"{name}: R at T = the optimal-gamma closed form (1e-9)", max_rel(R[-1], opt) < 1e-9, (R[-1], opt))
+                check(f"{name}: thm2 curve with c = lambda/sigma^2", max_rel(cf["thm2"][-1], thm2) < 1e-12, cf["thm2"][-1])
+                check(f"{name}: R <= thm2 <= GTU Lemma I.2", np.all(R[-1] <= cf["thm2"][-1]) and np.all(thm2 <= i2), (R[-1], i2))
             if name == "transport_table":
                 # The table's own value at its nodes bounds R at t = 0 there.
                 check(f"{name}: initial row at alpha = 1.5", abs(R[0, 0] - 0.0021) < 1e-15, R[0, 0])

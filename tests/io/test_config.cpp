@@ -659,3 +659,56 @@ TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused bef
     CHECK_THAT(s.rule(), Catch::Contains("nested more than 64"));
   }
 }
+
+TEST_CASE("Langevin with lsi.kind = \"strongly-convex\": lambda only, c = lambda/sigma^2 from the Gaussian start",
+          "[config][langevin]") {
+  const std::string sc = R"(
+[orders]
+values = [2, 8]
+[algorithm]
+kind = "langevin"
+time = 10.0
+sigma = 0.1
+n = 1000
+sensitivity = 2.0
+intervals = 20
+[lsi]
+kind = "strongly-convex"
+lambda = 0.5
+)";
+  const RunSpec spec = parse_config_text(sc, "t").spec;
+  CHECK(spec.lsi.kind == LsiKind::StronglyConvex);
+  CHECK(spec.lsi.lambda == 0.5);
+  // The start N(0, (sigma^2/lambda) I) = N(0, 0.02 I) is 50-LSI, and so is every later law.
+  const PrivacyProgram program = build_program(spec);
+  CHECK(program.initial_inverse_lsi == Approx(0.02).epsilon(1e-15));
+  const auto* c = std::get_if<ConstantLsi>(&program.phases().front().step.diffusion.lsi);
+  REQUIRE(c != nullptr);
+  CHECK(c->c == Approx(50.0).epsilon(1e-15));
+  const ConstantProvenance p = constant_provenance(spec);
+  auto has = [](const std::vector<std::string>& list, const std::string& prefix) {
+    for (const auto& e : list)
+      if (e.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  CHECK(has(p.declared, "lsi.lambda = 0.5 (strong convexity of the loss, and the start N(0, (sigma^2/lambda) I)"));
+  CHECK(has(p.derived, "LSI constant = lambda/sigma^2 (from lsi.lambda"));
+  CHECK_FALSE(has(p.declared, "lsi.beta"));
+
+  check_error(sc + "beta = 4\n", "lsi.beta", "4", "is not used with algorithm.kind = \"langevin\"");
+  check_error(with(sc, "lambda", "lambda = 0"), "lsi.lambda", "0", "must be a finite number > 0");
+  check_error(with(sc, "lambda", "lambda = -1"), "lsi.lambda", "-1", "must be a finite number > 0");
+  check_error(with(sc, "lambda", "lambda = inf"), "lsi.lambda", "inf", "must be a finite number");
+  check_error(with(sc, "lambda", "c0 = 2"), "lsi.c0", "2", "unknown key");
+  check_error(with(sc, "lambda", ""), "lsi.lambda", "missing", "required");
+  check_error(sc + "[domain]\ndiameter = 2\n", "domain.diameter", "2", "unconstrained diffusion");
+  // The recursion and the squared-loss model stay discrete-step models.
+  check_error(with(sc, "kind = \"strongly-convex\"", "kind = \"recursion\"\nbeta = 1"), "lsi.kind", "\"recursion\"",
+              "accepts only \"constant\", \"function\" or \"strongly-convex\"");
+  // The model fixes c at every interval: a restart or an expanding map is refused, as for noisy GD.
+  check_error(sc + "[[events]]\nafter_step = 3\nkind = \"lsi-restart\"\nc = 1\n", "events[0].kind", "\"lsi-restart\"",
+              "needs lsi.kind = \"recursion\"");
+  check_error(sc + "[[events]]\nafter_step = 3\nkind = \"lipschitz\"\nlipschitz = 2\n", "events[0].lipschitz", "2",
+              "a Langevin run has no recursion: use lsi.kind = \"constant\"");
+  CHECK_NOTHROW(parse_config_text(sc + "[[events]]\nafter_step = 3\nkind = \"lipschitz\"\nlipschitz = 1\n", "t"));
+}
