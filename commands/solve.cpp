@@ -4,23 +4,12 @@
 #include "analyses/closed_form_curves.hpp"
 #include "models/configured_solve.hpp"
 #include "models/known_constants.hpp"
+#include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
 #include "rdpdyn_version.hpp"
 
 namespace rdpdyn {
 namespace {
-
-std::string lsi_model_name(LsiKind kind) {
-  switch (kind) {
-    case LsiKind::Constant: return "constant";
-    case LsiKind::StronglyConvex: return "strongly-convex";
-    case LsiKind::Recursion: return "recursion";
-    case LsiKind::SquaredLoss: return "squared-loss";
-    case LsiKind::Function: return "function";
-    case LsiKind::ExactQuadratic: return "exact-quadratic";
-  }
-  return "unknown";
-}
 
 std::string gamma_mode(const RunSpec& spec) {
   for (const auto& p : spec.algorithm.phases)
@@ -77,7 +66,7 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine) {
                 : spec.algorithm.kind == AlgorithmKind::Langevin   ? "langevin"
                 : spec.algorithm.kind == AlgorithmKind::NoisySgd ? "noisy-sgd"
                                                                  : "noisy-gd";
-  m.lsi_model = lsi_model_name(spec.lsi.kind);
+  m.lsi_model = lsi_kind_name(spec.lsi.kind);
   m.initial_curve = initial_curve_kind(spec.initial);
   m.method = engine.method({spec.record, {config.integration_rtol}, config.grid}) + "; gamma: " + gamma_text(spec);
   ConstantProvenance constants = constant_provenance(spec);

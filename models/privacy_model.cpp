@@ -65,17 +65,6 @@ void attach_events(const RunSpec& spec, PrivacyProgram& program) {
   }
 }
 
-std::string lsi_kind_name(LsiKind kind) {
-  switch (kind) {
-    case LsiKind::Constant: return "constant";
-    case LsiKind::StronglyConvex: return "strongly-convex";
-    case LsiKind::Recursion: return "recursion";
-    case LsiKind::SquaredLoss: return "squared-loss";
-    case LsiKind::Function: return "function";
-    case LsiKind::ExactQuadratic: return "exact-quadratic";
-  }
-  return "?";
-}
 
 bool uniform_sigma(const AlgorithmSpec& a) {
   for (const auto& p : a.phases)
@@ -199,7 +188,7 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
   for (const auto& phase : a.phases) {
     const GammaChoice gamma = phase.gamma ? GammaChoice::fixed(*phase.gamma) : spec.gamma;
     const double Sv = phase.sensitivity.value_or(a.sensitivity) / a.n;  // C21 Lemma 4: S_g / n
-    ProgramStep step{{}, {phase.eta, phase.sigma, Sv, ConstantLsi{1.0}}, {}, gamma};
+    ProgramStep step{{}, {phase.eta, phase.sigma, Sv, ConstantLsi{1.0}, nullptr}, {}, gamma};
     switch (lsi.kind) {
       case LsiKind::Constant: step.diffusion.lsi = ConstantLsi{lsi.c}; break;
       case LsiKind::StronglyConvex:
@@ -331,7 +320,7 @@ PrivacyProgram build_langevin_program(const RunSpec& spec) {
     schedule = ConstantLsi{langevin_strongly_convex::lsi_constant(spec.lsi.lambda, a.sigma)};
     program.initial_inverse_lsi = langevin_strongly_convex::start_variance(spec.lsi.lambda, a.sigma);
   }
-  program.append({{}, {dt, a.sigma, Sv, std::move(schedule)}, {}, spec.gamma}, a.intervals);
+  program.append({{}, {dt, a.sigma, Sv, std::move(schedule), nullptr}, {}, spec.gamma}, a.intervals);
   attach_events(spec, program);
   return program;
 }
@@ -383,6 +372,18 @@ PrivacyProgram build_program(const RunSpec& spec) {
     case AlgorithmKind::NoisyGd: break;
   }
   return build_noisy_gd_program(spec);
+}
+
+std::string lsi_kind_name(LsiKind kind) {
+  switch (kind) {
+    case LsiKind::Constant: return "constant";
+    case LsiKind::StronglyConvex: return "strongly-convex";
+    case LsiKind::Recursion: return "recursion";
+    case LsiKind::SquaredLoss: return "squared-loss";
+    case LsiKind::Function: return "function";
+    case LsiKind::ExactQuadratic: return "exact-quadratic";
+  }
+  return "unknown";
 }
 
 }  // namespace rdpdyn

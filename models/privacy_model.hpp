@@ -66,4 +66,8 @@ void require_pdi_constants(const RunSpec& spec);
 /// The keys require_pdi_constants misses ("algorithm.eta", "algorithm.sensitivity", "lsi"), in order.
 std::vector<std::string> missing_pdi_constants(const RunSpec& spec);
 
+/// The configuration's name of an LSI model kind ("strongly-convex", ...), as errors and the
+/// output's metadata write it.
+std::string lsi_kind_name(LsiKind kind);
+
 }  // namespace rdpdyn
