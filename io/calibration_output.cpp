@@ -64,7 +64,9 @@ std::string calibration_summary(const CalibrationOutcome& o) {
   return s + " meets epsilon = " + format_number(o.epsilon) + " <= " + format_number(o.target_epsilon) +
          " at delta = " + format_number(o.target_delta) +
          // A Gaussian-DP analysis converts by its exact profile: no order.
-         (std::isnan(o.best_order) || o.conversion == "gdp"
+         (o.conversion == "gdp-mixture"
+              ? std::string(" (Gaussian-DP profiles of the placements averaged, gdp-mixture")
+          : std::isnan(o.best_order) || o.conversion == "gdp"
               ? std::string(" (exact GDP conversion")
               : " (order " + format_number(o.best_order) + ", " + o.conversion + " conversion") +
          ", analysis " +

@@ -120,6 +120,12 @@ std::string comparison_table(const Comparison& c) {
     std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s, mu = %.6g, exact GDP conversion)", c.best_epsilon,
                   c.best_name.c_str(), *c.best_mu);
     out << buf;
+  } else if (c.delta && (c.best_conversion == "gdp" || c.best_conversion == "gdp-mixture")) {
+    // An analysis with a Gaussian-DP route besides R (pdi per placement): no order.
+    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s, %s)", c.best_epsilon, c.best_name.c_str(),
+                  c.best_conversion == "gdp" ? "exact GDP profile of the worst placement"
+                                             : "Gaussian-DP profiles of the placements averaged (gdp-mixture)");
+    out << buf;
   } else if (c.delta) {
     std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s at alpha = %.6g, %s conversion)", c.best_epsilon,
                   c.best_name.empty() ? "none" : c.best_name.c_str(), c.best_order,
