@@ -230,7 +230,11 @@ std::vector<Analysis> build_registry() {
        "arXiv:1905.02383, Cor 2.13)",
        E, "docs/analyses.md, \"exact\"; models/quadratic_exact.hpp", true,
        gdp_spec(quadratic_exact_profile, /*margin_per_dimension=*/true), /*monotone_in_steps=*/false},
-      {"pdi", "this tool: the PDI of C21 (arXiv:2102.05855) eq. (13) solved for the configured run", D,
+      {"pdi",
+       "this tool: the PDI of C21 (arXiv:2102.05855) eq. (13) solved for the configured run; on partition and "
+       "shuffle-once batches also, per placement, shifted Renyi divergences (Altschuler & Talwar 2022, "
+       "arXiv:2205.13710, Prop. 2.17) and their Gaussian-DP form (Bok, Su & Altschuler 2024, arXiv:2403.00278)",
+       D,
        "docs/analyses.md, \"pdi\"; docs/math.md section 2", false, pdi_analysis, /*monotone_in_steps=*/false},
   };
 }
