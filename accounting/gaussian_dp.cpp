@@ -152,6 +152,7 @@ double gdp_mixture_epsilon(std::span<const double> mus, double delta) {
     for (double mu : mus) {
       if (mu == 0.0) continue;  // delta = 0
       const LogDelta d = log_delta_with_error(mu, eps);
+      if (std::isnan(d.value + d.error)) return false;  // not evaluable here: not certified
       logs.push_back(d.value + d.error);
       top = std::max(top, logs.back());
     }

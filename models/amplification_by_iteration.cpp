@@ -80,7 +80,10 @@ std::optional<double> amplification_by_iteration_energy(std::int64_t steps,
       const double w = weights.next(t, s.contraction);
       H += w * w * s.noise_variance;
       D += w * s.shift;
-      if (!(H > hull.back().H)) continue;  // no noise weight added: D did not grow either
+      // Same H (no weight added, or absorbed by rounding): the point's D is at least the previous
+      // one's, so its constraint is the weaker; and a last point lost this way only leaves more for
+      // the last step to pay in pass 2 (valid, less tight).
+      if (!(H > hull.back().H)) continue;
       const HullPoint p{H, D, t};
       while (hull.size() >= 2 && not_below(hull[hull.size() - 2], hull.back(), p)) hull.pop_back();
       hull.push_back(p);

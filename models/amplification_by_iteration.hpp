@@ -30,8 +30,9 @@ struct ContractiveStep {
 /// The smallest energy E = min sum a_t^2 / v_t over the admissible allocations, rounded outward:
 /// an allocation is built from the convex hull, its shifts are carried with directed rounding and
 /// cut where they would turn negative, the last step pays what is left, and the sum is raised by the
-/// recursion margin. R(alpha) <= alpha E / 2. nullopt when a step has c_t > 1 or v_t <= 0, or the
-/// hull would exceed `max_hull_points` (the caller then keeps its other bound).
+/// recursion margin. R(alpha) <= alpha E / 2. nullopt when a step has c_t outside [0, 1], v_t <= 0,
+/// a shift s_t negative, NaN or infinite, or the hull would exceed `max_hull_points` (the caller then
+/// keeps its other bound).
 std::optional<double> amplification_by_iteration_energy(std::int64_t steps,
                                                         const std::function<ContractiveStep(std::int64_t)>& step,
                                                         std::size_t max_hull_points = std::size_t{1} << 20);
