@@ -28,6 +28,9 @@ double lemma_i2(double alpha, double delta, double beta, double m, double time) 
 }  // namespace gtu
 
 std::string gtu_langevin_setting_failure(const RunSpec& spec) {
+  if (spec.algorithm.kind == AlgorithmKind::Pdi)
+    return "stated for the Langevin diffusion (algorithm.kind = \"langevin\"); the run is a coefficient-level PDI "
+           "(kind = \"pdi\"), not a diffusion of a loss";
   if (spec.algorithm.kind != AlgorithmKind::Langevin)
     return "stated for the Langevin diffusion (algorithm.kind = \"langevin\"); the run has discrete steps";
   if (!std::holds_alternative<ZeroCurve>(spec.initial)) return "needs identical initial laws (R_0 = 0)";
@@ -49,22 +52,33 @@ GtuUnits units_of(const RunSpec& spec) {
           noise_units::gtu_delta_from_c21(a.sensitivity, a.n), noise_units::gtu_m_from_c21_lambda(spec.lsi.lambda)};
 }
 
-}  // namespace
-
-AnalysisResult ganesh_lemma_c1(const RunSpec& spec, const TrainingRun& run) {
+/// A GTU entry: refused with `why`, else R at every order in GTU units and the units in the reason.
+AnalysisResult gtu_entry(const char* name, const char* citation, const std::string& why, const RunSpec& spec,
+                         const TrainingRun& run, double (*bound)(double alpha, const GtuUnits& u),
+                         const std::string& note) {
   AnalysisResult r;
-  r.name = "ganesh-lemma-c1";
-  r.citation = "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma C.1 (path-level), constant beta";
-  if (auto why = gtu_langevin_setting_failure(spec); !why.empty()) {
+  r.name = name;
+  r.citation = citation;
+  if (!why.empty()) {
     r.reason = why;
     return r;
   }
   const GtuUnits u = units_of(spec);
-  for (double alpha : run.orders) r.R.push_back(gtu::lemma_c1(alpha, u.delta, u.beta, u.time));
+  for (double alpha : run.orders) r.R.push_back(bound(alpha, u));
   r.applies = true;
   r.reason = "beta = 1/sigma^2 = " + format_number(u.beta) + ", T = sigma^2 t = " + format_number(u.time) +
-             ", Delta = S_g/n = " + format_number(u.delta) + "; bounds the whole trajectory";
+             ", Delta = S_g/n = " + format_number(u.delta) + note;
   return r;
+}
+
+}  // namespace
+
+AnalysisResult ganesh_lemma_c1(const RunSpec& spec, const TrainingRun& run) {
+  return gtu_entry("ganesh-lemma-c1",
+                   "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma C.1 (path-level), constant beta",
+                   gtu_langevin_setting_failure(spec), spec, run,
+                   [](double alpha, const GtuUnits& u) { return gtu::lemma_c1(alpha, u.delta, u.beta, u.time); },
+                   "; bounds the whole trajectory");
 }
 
 std::string gtu_lemma_i2_setting_failure(const RunSpec& spec) {
@@ -80,21 +94,12 @@ std::string gtu_lemma_i2_setting_failure(const RunSpec& spec) {
 }
 
 AnalysisResult ganesh_lemma_i2(const RunSpec& spec, const TrainingRun& run) {
-  AnalysisResult r;
-  r.name = "ganesh-lemma-i2";
-  r.citation = "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma I.2";
-  if (auto why = gtu_lemma_i2_setting_failure(spec); !why.empty()) {
-    r.reason = why;
-    return r;
-  }
-  const GtuUnits u = units_of(spec);
-  // In C21 units this is alpha S_g^2/(lambda sigma^2 n^2) (1 - e^{-lambda t/2}), C21 Cor 1 with eta K -> t.
-  for (double alpha : run.orders) r.R.push_back(gtu::lemma_i2(alpha, u.delta, u.beta, u.m, u.time));
-  r.applies = true;
-  r.reason = "beta = 1/sigma^2 = " + format_number(u.beta) + ", T = sigma^2 t = " + format_number(u.time) +
-             ", Delta = S_g/n = " + format_number(u.delta) + ", m = lambda = " + format_number(u.m) +
-             "; start N(0, I/(beta m)) as declared by lsi.kind = \"strongly-convex\"";
-  return r;
+  // In C21 units alpha S_g^2/(lambda sigma^2 n^2) (1 - e^{-lambda t/2}), C21 Cor 1 with eta K -> t.
+  return gtu_entry("ganesh-lemma-i2", "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma I.2",
+                   gtu_lemma_i2_setting_failure(spec), spec, run,
+                   [](double alpha, const GtuUnits& u) { return gtu::lemma_i2(alpha, u.delta, u.beta, u.m, u.time); },
+                   ", m = lambda = " + format_number(spec.lsi.lambda) +
+                       "; start N(0, I/(beta m)) as declared by lsi.kind = \"strongly-convex\"");
 }
 
 }  // namespace rdpdyn

@@ -101,6 +101,11 @@ TEST_CASE("ganesh-lemma-c1 on the Langevin example, and its refusals", "[gtu][re
   c.spec.algorithm.kind = AlgorithmKind::NoisyGd;
   c.spec.algorithm.phases = {Phase::of(100, 0.1, 0.1)};
   CHECK_THAT(assess(c).reason, Catch::Contains("stated for the Langevin diffusion"));
+  CHECK_THAT(assess(c).reason, Catch::Contains("discrete steps"));
+  CHECK_FALSE(assess(c).applies);
+  c = langevin_run();
+  c.spec.algorithm.kind = AlgorithmKind::Pdi;  // coefficients, no loss: neither lemma's setting
+  CHECK_THAT(assess(c).reason, Catch::Contains("coefficient-level PDI"));
   CHECK_FALSE(assess(c).applies);
 }
 
