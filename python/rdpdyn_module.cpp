@@ -143,7 +143,7 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
     d["epsilon_recorded_orders"] = number_or_none(e.epsilon_recorded_orders);
     d["best_recorded_order"] = number_or_none(e.best_recorded_order);
     d["epsilon_orders"] = e.epsilon_orders;
-    // The RDP -> (epsilon, delta) conversion attaining epsilon (or "gdp"); None without delta.
+    // The conversion attaining epsilon (an RDP one, "gdp", or pdi's "gdp-mixture"); None without delta.
     d["conversion"] = e.conversion.empty() ? py::object(py::none()) : py::object(py::str(e.conversion));
     analyses.append(d);
   }

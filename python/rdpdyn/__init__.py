@@ -76,7 +76,7 @@ class Solution:
 class AnalysisResult:
     """One analysis of `compare`: name, status, status_note, applies, reason, citation, R (None
     when it does not apply), epsilon, best_order and conversion (None without a delta; conversion:
-    improved, asoodeh, mironov, zcdp or gdp), epsilon_recorded_orders,
+    improved, asoodeh, mironov, zcdp, gdp, or gdp-mixture for pdi on shuffle-once runs), epsilon_recorded_orders,
     mu (the Gaussian-DP parameter of the f-DP entries, whose epsilon is their exact profile; else None)."""
 
     def __init__(self, d):
