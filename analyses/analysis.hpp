@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "accounting/pld/pld_accountant.hpp"
 #include "models/run_config.hpp"
-#include "analyses/analysis.hpp"
 #include "solver/engine.hpp"
 
 namespace rdpdyn {
@@ -75,7 +75,12 @@ struct AnalysisResult {
   /// Gaussian-DP per placement, models/noisy_sgd_sampled_bound.hpp): a certified epsilon at delta.
   /// compare takes it where it is below the RDP conversions (with the best conversion requested).
   std::function<double(double delta)> fdp_epsilon;
-  std::string fdp_route;  ///< its name in `conversion` ("gdp", "gdp-mixture")
+  std::string fdp_route;  ///< its name in `conversion` ("gdp", "gdp-mixture", "pld")
+  /// Set by entries that know their privacy profile (the PLD accountant): a certified delta at
+  /// epsilon ([report] epsilon; dp_accounting's get_delta).
+  std::function<double(double epsilon)> fdp_delta;
+  /// Their privacy profile delta(epsilon) and the trade-off curve it certifies, for the outputs.
+  std::function<pld::PrivacyCurves()> fdp_curves;
   /// When the status differs for this run from the analysis' own (e.g. a disputed bound whose
   /// doubtful step is not used by the run), the status that holds here and why.
   std::optional<AnalysisStatus> status_here;

@@ -49,7 +49,8 @@ std::string remove_minibatch_reason(const TrainingRun& run) {
          "or use sampling = \"poisson\"";
 }
 
-// The checks every accountant needs, in C21 units or not: n, the batches, steps, orders.
+}  // namespace
+
 std::optional<std::string> accountant_input_problem(const TrainingRun& run) {
   if (!(run.n >= 1.0) || run.n != std::floor(run.n) || run.n > 9.0e15)
     return "dataset size n = " + format_number(run.n) + " must be an integer >= 1";
@@ -65,6 +66,8 @@ std::optional<std::string> accountant_input_problem(const TrainingRun& run) {
     if (!(a > 1.0) || !std::isfinite(a)) return "order alpha = " + format_number(a) + " must be finite and > 1";
   return std::nullopt;
 }
+
+namespace {
 
 // z = s / Delta of one update with these constants: from the C21 units, or the configured multiplier
 // of a run without them. +infinity when the update does not depend on the record (S_g = 0 in a
@@ -85,72 +88,13 @@ std::variant<double, std::string> multiplier_of(const TrainingRun& run, double e
   return noise_units::effective_noise_multiplier(sigma, eta, sensitivity, run.normaliser());
 }
 
-// A stretch of steps with one update: `steps` steps, effective noise multiplier z.
-struct Stretch {
-  std::int64_t start = 0;
-  std::int64_t steps = 0;
-  double z = kInf;
-};
-
-// What is composed: the stretches (phases), the slope alpha Delta^2/(2 s^2) / alpha of the released
-// Gaussian events, and the initial divergence R_0.
-struct Plan {
-  std::vector<Stretch> stretches;
-  double event_slope = 0.0;
-  std::size_t events = 0;
-  const InitialCurve* initial = nullptr;
-};
-
-std::int64_t total_steps(const Plan& plan) {
-  std::int64_t steps = 0;
-  for (const auto& s : plan.stretches) steps += s.steps;
-  return steps;
-}
-
-// The plan of the run's own constants: one stretch, nothing else. A reason if z cannot be formed.
-std::variant<Plan, std::string> plan_of(const TrainingRun& run) {
-  auto z = multiplier_of(run, run.eta, run.sigma, run.sensitivity, false);
-  if (auto* why = std::get_if<std::string>(&z)) return *why;
-  Plan p;
-  p.stretches.push_back({0, run.steps, std::get<double>(z)});
-  return p;
-}
-
-// The plan of the configured run: one stretch per phase (its own eta, sigma, S_g), the released
-// Gaussians of [[events]] (applied only when the run has steps, as in the solver), R_0.
-std::variant<Plan, std::string> plan_of(const RunSpec& spec, const TrainingRun& run) {
-  if (spec.algorithm.kind == AlgorithmKind::Langevin)
-    return std::string("stated for discrete steps (released iterates); the run is a Langevin diffusion");
-  if (spec.algorithm.kind == AlgorithmKind::Pdi)
-    return std::string("stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")");
-  Plan p;
-  std::int64_t start = 0;
-  for (const Phase& phase : spec.algorithm.phases) {
-    const double sensitivity = phase.sensitivity.value_or(spec.algorithm.sensitivity);
-    // A phase may set S_g = 0 (its steps do not depend on the record); the run's own S_g must be > 0.
-    auto z = multiplier_of(run, phase.eta, phase.sigma, sensitivity, phase.sensitivity.has_value());
-    if (auto* why = std::get_if<std::string>(&z))
-      return spec.algorithm.phases.size() > 1 ? phase.origin + ": " + *why : *why;
-    p.stretches.push_back({start, phase.steps, std::get<double>(z)});
-    start += phase.steps;
-  }
-  if (run.steps > 0)
-    for (const auto& e : spec.events)
-      if (std::holds_alternative<GaussianRelease>(e.event)) {
-        p.event_slope += rdp_slope_jump(e.event);
-        ++p.events;
-      }
-  if (!std::holds_alternative<ZeroCurve>(spec.initial)) p.initial = &spec.initial;
-  return p;
-}
-
 // Gaussian mechanism per use: Delta^2 / (2 s^2) = 1 / (2 z^2) (Mironov 2017, Prop. 7), per order alpha.
 double gaussian_slope(double z) { return std::isinf(z) ? 0.0 : 1.0 / (2.0 * z * z); }
 
 // Sum over the uses of the record of the per-use slope (math in the header): every step for full
 // batch, per-step and Poisson; for partition and shuffle-once the steps k = j mod N of the worst
 // position j; for shuffle one step per epoch, the worst of the epoch. N = n/b batches per epoch.
-double uses_slope(const TrainingRun& run, const std::vector<Stretch>& stretches) {
+double uses_slope(const TrainingRun& run, const std::vector<CompositionStretch>& stretches) {
   double total = 0.0;
   if (run.sampling == BatchSampling::FullBatch || run.sampling == BatchSampling::PerStep ||
       run.sampling == BatchSampling::Poisson) {
@@ -189,7 +133,7 @@ double uses_slope(const TrainingRun& run, const std::vector<Stretch>& stretches)
 }
 
 // R_0(alpha) of the plan: 0, or the configured curve (a finite value >= 0 is required).
-std::variant<double, std::string> initial_of(const Plan& p, double alpha) {
+std::variant<double, std::string> initial_of(const CompositionPlan& p, double alpha) {
   if (!p.initial) return 0.0;
   const double r0 = initial_rdp(*p.initial, alpha);
   if (!(r0 >= 0.0) || std::isnan(r0))
@@ -199,7 +143,7 @@ std::variant<double, std::string> initial_of(const Plan& p, double alpha) {
 }
 
 // What the reason says about the extras of a plan.
-std::string extras_note(const Plan& p) {
+std::string extras_note(const CompositionPlan& p) {
   std::string note;
   if (p.stretches.size() > 1) note += ", " + std::to_string(p.stretches.size()) + " phases composed";
   if (p.events > 0) note += ", " + std::to_string(p.events) + " released Gaussian event(s) added";
@@ -220,7 +164,7 @@ std::string uses_note(const TrainingRun& run) {
   return "";
 }
 
-AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Plan, std::string>& planned) {
+AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<CompositionPlan, std::string>& planned) {
   const std::string name = "composition-gaussian";
   const std::string citation =
       "Gaussian mechanism alpha Delta^2/(2 s^2) (Mironov 2017, arXiv:1702.07476, Prop. 7) composed over "
@@ -231,7 +175,7 @@ AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Plan,
   if (run.adjacency == Adjacency::AddRemove && fixed_size_minibatches(run))
     return refused(name, citation, remove_minibatch_reason(run));
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(name, citation, *why);
-  const Plan& plan = std::get<Plan>(planned);
+  const CompositionPlan& plan = std::get<CompositionPlan>(planned);
   // One step releases theta - (eta/b) sum grad + N(0, s^2 I): given the iterate, a Gaussian mechanism
   // of sensitivity Delta when the batch holds the record (the other records' gradients are common to
   // both datasets) and of sensitivity 0 otherwise; over random batches, joint quasi-convexity (A&T
@@ -292,7 +236,7 @@ std::optional<std::string> amplification_problem_impl(const TrainingRun& run) {
          (run.sampling == BatchSampling::Poisson ? ", or use adjacency = \"add-remove\"" : "");
 }
 
-AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Plan, std::string>& planned) {
+AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<CompositionPlan, std::string>& planned) {
   const std::string name = "composition-sgm";
   const bool exact_setting = run.sampling == BatchSampling::Poisson && run.adjacency == Adjacency::AddRemove;
   const std::string citation =
@@ -320,7 +264,7 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Plan, std:
     return refused(name, citation, remove_minibatch_reason(run));
   if (auto problem = amplification_problem_impl(run)) return refused(name, citation, *problem);
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(name, citation, *why);
-  const Plan& plan = std::get<Plan>(planned);
+  const CompositionPlan& plan = std::get<CompositionPlan>(planned);
   const double q =
       run.sampling == BatchSampling::Poisson ? run.sampling_rate : static_cast<double>(run.batch_size) / run.n;
   AnalysisResult r = applying(name, citation);
@@ -347,6 +291,47 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Plan, std:
 }
 
 }  // namespace
+
+std::int64_t total_steps(const CompositionPlan& plan) {
+  std::int64_t steps = 0;
+  for (const auto& s : plan.stretches) steps += s.steps;
+  return steps;
+}
+
+std::variant<CompositionPlan, std::string> composition_plan(const TrainingRun& run) {
+  auto z = multiplier_of(run, run.eta, run.sigma, run.sensitivity, false);
+  if (auto* why = std::get_if<std::string>(&z)) return *why;
+  CompositionPlan p;
+  p.stretches.push_back({0, run.steps, std::get<double>(z)});
+  return p;
+}
+
+std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec, const TrainingRun& run) {
+  if (spec.algorithm.kind == AlgorithmKind::Langevin)
+    return std::string("stated for discrete steps (released iterates); the run is a Langevin diffusion");
+  if (spec.algorithm.kind == AlgorithmKind::Pdi)
+    return std::string("stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")");
+  CompositionPlan p;
+  std::int64_t start = 0;
+  for (const Phase& phase : spec.algorithm.phases) {
+    const double sensitivity = phase.sensitivity.value_or(spec.algorithm.sensitivity);
+    // A phase may set S_g = 0 (its steps do not depend on the record); the run's own S_g must be > 0.
+    auto z = multiplier_of(run, phase.eta, phase.sigma, sensitivity, phase.sensitivity.has_value());
+    if (auto* why = std::get_if<std::string>(&z))
+      return spec.algorithm.phases.size() > 1 ? phase.origin + ": " + *why : *why;
+    p.stretches.push_back({start, phase.steps, std::get<double>(z)});
+    start += phase.steps;
+  }
+  if (run.steps > 0)
+    for (const auto& e : spec.events)
+      if (std::holds_alternative<GaussianRelease>(e.event)) {
+        p.event_slope += rdp_slope_jump(e.event);
+        p.event_mus.push_back(std::sqrt(2.0 * rdp_slope_jump(e.event)));
+        ++p.events;
+      }
+  if (!std::holds_alternative<ZeroCurve>(spec.initial)) p.initial = &spec.initial;
+  return p;
+}
 
 std::optional<std::string> training_run_problem(const TrainingRun& run) {
   if (!(run.n >= 1.0) || run.n != std::floor(run.n) || run.n > 9.0e15)
@@ -379,16 +364,16 @@ std::optional<std::string> sampling_amplification_problem(const TrainingRun& run
   return amplification_problem_impl(run);
 }
 
-AnalysisResult composition_gaussian(const TrainingRun& run) { return gaussian_of_plan(run, plan_of(run)); }
+AnalysisResult composition_gaussian(const TrainingRun& run) { return gaussian_of_plan(run, composition_plan(run)); }
 
 AnalysisResult composition_gaussian(const RunSpec& spec, const TrainingRun& run) {
-  return gaussian_of_plan(run, plan_of(spec, run));
+  return gaussian_of_plan(run, composition_plan(spec, run));
 }
 
-AnalysisResult composition_sgm(const TrainingRun& run) { return sgm_of_plan(run, plan_of(run)); }
+AnalysisResult composition_sgm(const TrainingRun& run) { return sgm_of_plan(run, composition_plan(run)); }
 
 AnalysisResult composition_sgm(const RunSpec& spec, const TrainingRun& run) {
-  return sgm_of_plan(run, plan_of(spec, run));
+  return sgm_of_plan(run, composition_plan(spec, run));
 }
 
 }  // namespace rdpdyn

@@ -19,18 +19,54 @@
 // shuffle: one step per epoch (the worst step of the epoch). The spec overloads compose phase by
 // phase, add every released Gaussian event and the initial divergence R_0 (composition with the
 // release of the initial iterate).
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "analyses/analysis.hpp"
 
 namespace rdpdyn {
+
+/// A stretch of steps with one update: `steps` steps from step `start`, effective noise multiplier
+/// z = s / Delta (+infinity: the steps do not depend on the record).
+struct CompositionStretch {
+  std::int64_t start = 0;
+  std::int64_t steps = 0;
+  double z = std::numeric_limits<double>::infinity();
+};
+
+/// What a composition accountant composes: the stretches (phases), the released Gaussian events
+/// (their slope alpha Delta^2/(2 s^2) / alpha summed, and each one's mu = Delta / s), and the
+/// initial divergence R_0 (nullptr: identical initial laws).
+struct CompositionPlan {
+  std::vector<CompositionStretch> stretches;
+  double event_slope = 0.0;
+  std::vector<double> event_mus;
+  std::size_t events = 0;
+  const InitialCurve* initial = nullptr;
+};
+
+/// The plan of a TrainingRun's own constants (one stretch), or why z cannot be formed.
+std::variant<CompositionPlan, std::string> composition_plan(const TrainingRun& run);
+/// The plan of the configured run: one stretch per phase (its own eta, sigma, S_g), the released
+/// Gaussians of [[events]] (applied only when the run has steps, as in the solver), R_0. Refuses
+/// Langevin and coefficient-level runs.
+std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec, const TrainingRun& run);
+/// The plan's steps in total.
+std::int64_t total_steps(const CompositionPlan& plan);
 
 /// The first basic input check of `run` that fails (n >= 1, 1 <= b <= n for mini-batches,
 /// steps >= 0, eta and S_g declared, eta > 0, sigma > 0, S_g > 0, lambda and beta declared, every
 /// order finite and > 1), as a reason naming the value; nullopt if all pass. The checks of an
 /// analysis in C21 units; used by analyses/altschuler_talwar_2022.hpp.
 std::optional<std::string> training_run_problem(const TrainingRun& run);
+
+/// The checks every accountant needs, in C21 units or not (n an integer >= 1, q in (0, 1] or
+/// 1 <= b <= n, steps >= 0, every order finite and > 1), as a reason naming the value.
+std::optional<std::string> accountant_input_problem(const TrainingRun& run);
 
 /// "composition-gaussian" for one phase without events and R_0 = 0:
 /// R_alpha = U alpha Delta^2 / (2 s^2) = U alpha / (2 z^2), U the uses of the record (above) (Gaussian

@@ -6,6 +6,7 @@
 #include "analyses/chourasia_2021.hpp"
 #include "analyses/bok_su_altschuler_2024.hpp"
 #include "analyses/composition.hpp"
+#include "analyses/composition_pld.hpp"
 #include "analyses/dong_roth_su_2022.hpp"
 #include "analyses/ganesh_thakurta_upadhyay_2022.hpp"
 #include "analyses/quadratic_exact_profile.hpp"
@@ -146,6 +147,18 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> gdp
   };
 }
 
+/// Adapts an accountant with a privacy profile (composition-pld): a Gaussian-DP result (full batch)
+/// is rounded as gdp_spec() rounds, an RDP column as accountant() rounds; the profile's epsilon and
+/// delta are certified by the accountant itself (accounting/pld/).
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> profile_accountant(SpecAnalysis f) {
+  return [f](const AnalysisInput& in, std::span<const double> orders) {
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    AnalysisResult r = f(in.config.spec, run);
+    return r.mu ? rounded_gdp(std::move(r), run, outward::recursion_margin(run.steps)) : rounded(std::move(r), run);
+  };
+}
+
 constexpr auto P = AnalysisStatus::Published;
 constexpr auto D = AnalysisStatus::Derived;
 constexpr auto X = AnalysisStatus::Disputed;
@@ -216,6 +229,11 @@ std::vector<Analysis> build_registry() {
        accountant(composition_gaussian)},
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "",
        true, accountant(composition_sgm)},
+      {"composition-pld",
+       "privacy loss distributions of the run's dominating pairs (Koskela, Jälkö & Honkela 2020, arXiv:1906.03049; "
+       "Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko et al. 2022, "
+       "arXiv:2207.04380), FFT composition, certified (docs/pld.md)",
+       P, "", false, profile_accountant(composition_pld)},
       {"bok-su-altschuler-full-batch",
        "Bok, Su & Altschuler 2024 (arXiv:2403.00278) Sec. 4, NoisyGD, strongly convex (shifted interpolation)", P, "",
        true, gdp_paper(bok_su_altschuler_full_batch)},

@@ -373,8 +373,11 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
     s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
                   "schedule"});
   a.kind = sgd ? AlgorithmKind::NoisySgd : AlgorithmKind::NoisyGd;
-  const std::string loss = one_of(s, "loss", {"generic", "squared", "quadratic"}, "generic");
-  a.loss = loss == "squared" ? LossKind::Squared : loss == "quadratic" ? LossKind::Quadratic : LossKind::Generic;
+  const std::string loss = one_of(s, "loss", {"generic", "squared", "quadratic", "linear"}, "generic");
+  a.loss = loss == "squared"     ? LossKind::Squared
+           : loss == "quadratic" ? LossKind::Quadratic
+           : loss == "linear"    ? LossKind::Linear
+                                 : LossKind::Generic;
   double batch = a.n;  // the b of the update (eta/b) sum_{i in B}
   if (sgd) {
     const std::string sampling = one_of(s, "sampling", {"partition", "shuffle-once", "shuffle", "per-step", "poisson"});
@@ -543,7 +546,7 @@ void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm) {
 }
 
 void parse_analysis(const Section& s, RunConfig& cfg) {
-  s.allow_only({"gamma", "engine", "rtol"});
+  s.allow_only({"gamma", "engine", "rtol", "pld_accuracy", "pld_grid"});
   if (s.has("gamma")) {
     const auto& v = s.at("gamma");
     if (v.is_string() && v.as_string().str == "optimal") {
@@ -563,6 +566,21 @@ void parse_analysis(const Section& s, RunConfig& cfg) {
   if (s.has("engine")) {  // the names of solver/engine_registry.cpp: a new engine needs no edit here
     const auto names = engine_registry(MPI_COMM_SELF).names();
     cfg.engine = one_of(s, "engine", std::set<std::string>(names.begin(), names.end()));
+  }
+  if (s.has("pld_accuracy")) {
+    const double a = s.number("pld_accuracy");
+    if (!(a >= 1e-6 && a <= 0.1))
+      throw SpecError(s.key("pld_accuracy"), format_number(a), "must be in [1e-6, 0.1] (relative accuracy of epsilon)");
+    cfg.spec.pld.accuracy = a;
+  }
+  if (s.has("pld_grid")) {
+    const double h = s.number("pld_grid");
+    int e = 0;
+    if (!(h >= 0x1p-20 && h <= 0x1p-4) || std::frexp(h, &e) != 0.5)
+      throw SpecError(s.key("pld_grid"), format_number(h),
+                      "must be a power of 2 in [2^-20, 2^-4] nats (e.g. 0.0001220703125 = 2^-13; a power of 2 keeps "
+                      "the grid points exact)");
+    cfg.spec.pld.grid = h;
   }
   if (s.has("rtol")) {
     cfg.integration_rtol = positive(s, "rtol");
@@ -1105,11 +1123,17 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
   if (root.has("grid")) parse_grid(root.table("grid"), cfg.grid);
   if (root.has("report")) {
     const Section r = root.table("report");
-    r.allow_only({"delta", "include_disputed"});
+    r.allow_only({"delta", "epsilon", "include_disputed"});
     if (r.has("delta")) {
       const double delta = r.number("delta");
       if (!(delta > 0.0 && delta < 1.0)) throw SpecError(r.key("delta"), format_number(delta), "must be in (0, 1)");
       spec.report_delta = delta;
+    }
+    if (r.has("epsilon")) {
+      const double eps = r.number("epsilon");
+      if (!(eps >= 0.0) || !std::isfinite(eps))
+        throw SpecError(r.key("epsilon"), format_number(eps), "must be a finite number >= 0");
+      spec.report_epsilon = eps;
     }
     if (r.has("include_disputed")) {
       const auto& v = r.at("include_disputed");

@@ -48,7 +48,9 @@ struct Phase {
 /// Pdi: a coefficient-level run, the PDI of C21 eq. (13) on [0, time] with sigma(t), S_v(t) and the
 /// LSI schedule given directly (docs/config.md, kind = "pdi").
 enum class AlgorithmKind { NoisyGd, NoisySgd, Langevin, Pdi };
-enum class LossKind { Generic, Squared, Quadratic };
+/// Linear: l(theta; x) = <g(x), theta> (the last-iterate heuristic of Steinke et al. 2025 is exact
+/// for it; every other analysis treats it as a generic loss).
+enum class LossKind { Generic, Squared, Quadratic, Linear };
 
 /// l(theta; x) = (theta - x)^T H (theta - x) / 2 in d dimensions ([quadratic] in the
 /// configuration): the iterates are Gaussian, so the exact divergence is known
@@ -148,6 +150,13 @@ struct RunSpec {
   Adjacency adjacency = Adjacency::Replace; ///< [domain] adjacency
   bool gradients_norm_bounded = false;      ///< [domain] lipschitz_loss: per-record gradient norms <= S_g/2
   std::optional<double> report_delta;       ///< [report] delta: add epsilon at this delta
+  std::optional<double> report_epsilon;     ///< [report] epsilon: add delta at this epsilon (profile entries)
+  /// [analysis] pld_accuracy, pld_grid: the PLD accountant's refinement target (relative accuracy of
+  /// epsilon) or a fixed grid spacing (a power of 2, nats); accounting/pld/pld_accountant.hpp.
+  struct PldSettings {
+    double accuracy = 1e-4;
+    std::optional<double> grid;
+  } pld;
   bool include_disputed = false;            ///< [report] include_disputed: disputed analyses may be best
   std::optional<QuadraticLoss> quadratic;   ///< algorithm.loss = "quadratic"
   bool declares_lsi = true;                 ///< [lsi] given (optional for noisy-sgd; the PDI needs it)

@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config clang-14 libclang-rt-14-dev dpkg-dev file
   libpetsc-real-dev openmpi-bin libopenmpi-dev
-  libeigen3-dev libboost-dev catch2 libbenchmark-dev
+  libeigen3-dev libboost-dev catch2 libbenchmark-dev libfftw3-dev
   libcli11-dev libtoml11-dev nlohmann-json3-dev libmuparser-dev
   hdf5-tools python3-h5py python3-numpy python3-xarray python3-h5netcdf python3-mpmath
   pybind11-dev python3-dev python3-pytest python3-matplotlib

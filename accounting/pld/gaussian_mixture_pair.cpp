@@ -1,0 +1,256 @@
+#include "accounting/pld/gaussian_mixture_pair.hpp"
+
+#include <algorithm>
+#include <boost/math/special_functions/erf.hpp>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+
+#include "accounting/gaussian_dp.hpp"
+#include "numerics/format_number.hpp"
+
+namespace rdpdyn::pld {
+namespace {
+
+constexpr double u = 0x1p-53;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const double kInvSqrt2Pi = 1.0 / std::sqrt(2.0 * std::numbers::pi);
+
+double phi(double x) { return kInvSqrt2Pi * std::exp(-0.5 * x * x); }
+// Phi(-x), the upper tail; erfc is accurate to a few ulps relative over its range.
+double upper_tail(double x) { return 0.5 * std::erfc(x / std::numbers::sqrt2); }
+// z with Phi(-z) = tail.
+double upper_quantile(double tail) { return std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * tail); }
+
+}  // namespace
+
+GaussianMixturePair::GaussianMixturePair(std::vector<MixtureComponent> components, Direction direction,
+                                         std::string label)
+    : components_(std::move(components)), direction_(direction), label_(std::move(label)) {
+  if (components_.empty()) throw std::invalid_argument("a Gaussian mixture pair needs a component");
+  double total = 0.0;
+  max_mean_ = 0.0;
+  min_mean_ = kInf;
+  for (const auto& c : components_) {
+    if (!(c.weight > 0.0) || !(c.mean >= 0.0) || !std::isfinite(c.mean))
+      throw std::invalid_argument("mixture component (weight " + format_number(c.weight) + ", mean " +
+                                  format_number(c.mean) + ") needs a weight > 0 and a finite mean >= 0");
+    total += c.weight;
+    if (c.mean == 0.0) zero_weight_ += c.weight;
+    max_mean_ = std::max(max_mean_, c.mean);
+    min_mean_ = std::min(min_mean_, c.mean);
+  }
+  if (std::fabs(total - 1.0) > 1e-12)
+    throw std::invalid_argument("mixture weights sum to " + format_number(total) + ", not 1");
+  if (!(max_mean_ > 0.0)) throw std::invalid_argument("a Gaussian mixture pair needs a mean > 0");
+}
+
+Approx GaussianMixturePair::forward_loss(double x) const {
+  double top = -kInf, scale = 0.0;
+  for (const auto& c : components_) {
+    const double l = c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight);
+    top = std::max(top, l);
+    scale = std::max(scale, std::fabs(c.mean * x) + c.mean * c.mean + std::fabs(std::log(c.weight)));
+  }
+  double sum = 0.0;
+  for (const auto& c : components_) sum += std::exp(c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight) - top);
+  const double value = top + std::log(sum);
+  const double j = static_cast<double>(components_.size());
+  return {value, 8.0 * (j + 8.0) * u * (1.0 + std::fabs(value) + scale)};
+}
+
+// A threshold t whose exact forward loss is >= target (above) or <= target (below), near the root.
+double GaussianMixturePair::threshold_for(double target, bool above) const {
+  // One or two components (a Gaussian, a Poisson-subsampled Gaussian): the root in closed form,
+  // x = (log((e^target - w_0) / w_1) + m^2/2) / m; then only the step away from it below.
+  double x = 0.0;
+  bool closed = false;
+  if (components_.size() == 1) {
+    const double m = components_[0].mean;
+    x = (target + 0.5 * m * m) / m;
+    closed = true;
+  } else if (components_.size() == 2 && components_[0].mean == 0.0 && target > std::log(zero_weight_)) {
+    const double w0 = components_[0].weight, w1 = components_[1].weight, m = components_[1].mean;
+    // e^target - w0 = w0 (e^{target - log w0} - 1), computed without cancellation
+    const double excess = std::log(w0) + std::log(std::expm1(target - std::log(w0)));
+    x = (excess - std::log(w1) + 0.5 * m * m) / m;
+    closed = std::isfinite(x);
+  }
+  if (!closed) x = newton_root(target);
+  // Step away from the root until the loss, with its error, is on the requested side; the first
+  // step is what the loss's error bound needs at the slope L'(x) (the softmax mean of the means).
+  double step = 4.0 * u * std::max(1.0, std::fabs(x));
+  if (std::isfinite(x)) {
+    double top = -kInf;
+    for (const auto& c : components_) top = std::max(top, c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight));
+    double num = 0.0, den = 0.0;
+    for (const auto& c : components_) {
+      const double e = std::exp(c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight) - top);
+      num += c.mean * e;
+      den += e;
+    }
+    if (num > 0.0) step = std::max(step, 2.0 * forward_loss(x).error * den / num);
+  }
+  for (int i = 0; i < 200; ++i) {
+    const Approx l = forward_loss(x);
+    if (above ? l.value - l.error >= target : l.value + l.error <= target) return x;
+    x += above ? step : -step;
+    step *= 2.0;
+  }
+  return above ? kInf : -kInf;
+}
+
+// The root of L(x) = target by bracketing and safeguarded Newton (any number of components).
+double GaussianMixturePair::newton_root(double target) const {
+  // Bracket the root: L is increasing; expand from 0 by doubling.
+  double a = -1.0, b = 1.0;
+  for (int i = 0; i < 64 && forward_loss(a).value >= target; ++i) a *= 2.0;
+  for (int i = 0; i < 64 && forward_loss(b).value <= target; ++i) b *= 2.0;
+  // Safeguarded Newton; L'(x) is the softmax-weighted mean of the means.
+  double x = 0.5 * (a + b);
+  for (int it = 0; it < 200; ++it) {
+    const Approx l = forward_loss(x);
+    if (l.value < target) a = x; else b = x;
+    if (std::fabs(l.value - target) <= l.error || b - a <= 4.0 * u * std::max(1.0, std::fabs(x))) break;
+    double top = -kInf;
+    for (const auto& c : components_) top = std::max(top, c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight));
+    double num = 0.0, den = 0.0;
+    for (const auto& c : components_) {
+      const double e = std::exp(c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight) - top);
+      num += c.mean * e;
+      den += e;
+    }
+    const double slope = num / den;
+    double next = slope > 0.0 ? x - (l.value - target) / slope : 0.5 * (a + b);
+    if (!(next > a && next < b)) next = 0.5 * (a + b);
+    x = next;
+  }
+  return x;
+}
+
+// delta(L(t)) of the forward pair and its error bound.
+double GaussianMixturePair::forward_value(double t, double& error, double& p_tail) const {
+  p_tail = 0.0;
+  if (t == kInf) { error = 0.0; return 0.0; }
+  double value = 0.0;
+  error = 0.0;
+  const double mt = t >= 0.0 ? normal_mills_ratio(t) : 0.0;
+  const double tail_t = upper_tail(t);
+  for (const auto& c : components_) {
+    const double s = t - c.mean;
+    double term, scale, rel;
+    if (t >= 0.0) {  // Mills form: phi(s) [M(s) - M(t)], both terms >= 0
+      const double ps = phi(s);
+      const double ms = normal_mills_ratio(s);
+      term = ps * (ms - mt);
+      scale = ps * (ms + mt);
+      rel = 24.0 + 0.5 * s * s;
+      p_tail += c.weight * ps * ms;
+    } else {  // direct form: Phi(-s) - e^{m t - m^2/2} Phi(-t), no underflow for t < 0
+      const double e = std::exp(c.mean * t - 0.5 * c.mean * c.mean);
+      const double ts = upper_tail(s);
+      term = ts - e * tail_t;
+      scale = ts + e * tail_t;
+      rel = 24.0 + std::fabs(c.mean * t) + c.mean * c.mean;
+      p_tail += c.weight * ts;
+    }
+    value += c.weight * term;
+    error += c.weight * scale * rel * u;
+  }
+  error += 4.0 * static_cast<double>(components_.size()) * u * std::fabs(value);
+  return std::max(value, 0.0);
+}
+
+// delta(-L(t)) of the reverse pair and its error bound.
+double GaussianMixturePair::reverse_value(double t, double& error, double& p_tail) const {
+  p_tail = 0.0;
+  if (t == -kInf) { error = 0.0; return 0.0; }
+  const Approx l = forward_loss(t);
+  p_tail = upper_tail(-t);  // P = N(0, 1) on {x < t}
+  double value = 0.0;
+  error = 0.0;
+  if (t <= 0.0) {  // Mills form: e^{-L} sum_j w_j phi(t - m_j) [M(-t) - M(m_j - t)]
+    const double mt = normal_mills_ratio(-t);
+    for (const auto& c : components_) {
+      const double s = c.mean - t;
+      const double p = kInvSqrt2Pi * std::exp(-0.5 * s * s - l.value);
+      const double ms = normal_mills_ratio(s);
+      value += c.weight * p * (mt - ms);
+      error += c.weight * p * (mt + ms) * (24.0 + 0.5 * s * s + std::fabs(l.value) + l.error / u) * u;
+    }
+  } else {  // direct form: Phi(t) - e^{-L} sum_j w_j Phi(t - m_j)
+    const double el = std::exp(-l.value);
+    double sum = 0.0;
+    for (const auto& c : components_) sum += c.weight * upper_tail(c.mean - t);
+    const double head = upper_tail(-t);
+    value = head - el * sum;
+    error = (head + el * sum) * (24.0 + std::fabs(l.value) + l.error / u) * u;
+  }
+  error += 4.0 * static_cast<double>(components_.size()) * u * std::fabs(value);
+  return std::max(value, 0.0);
+}
+
+Approx GaussianMixturePair::hockey_stick(double epsilon) const {
+  if (std::isnan(epsilon)) throw std::invalid_argument("hockey_stick: epsilon is NaN");
+  if (epsilon == kInf) return {0.0, 0.0};
+  if (epsilon == -kInf) return {1.0, 0.0};
+  // One threshold t whose exact loss eps_t is <= epsilon: delta(eps_t) >= delta(epsilon) is the
+  // upper value, and since |d delta / d eps| = e^eps Q(L > eps) <= P(L > eps), delta(epsilon) >=
+  // delta(eps_t) - P(L > eps_t) (epsilon - eps_t) the lower one.
+  double value = 0.0, error = 0.0, p_tail = 0.0, slack = 0.0;
+  if (direction_ == Direction::Forward) {
+    if (zero_weight_ > 0.0 && epsilon <= std::log(zero_weight_)) {
+      const double v = -std::expm1(epsilon);  // the optimal set is everything
+      return {v, 4.0 * u * v};
+    }
+    const double t = threshold_for(epsilon, /*above=*/false);
+    if (t == -kInf) return {0.5 * (1.0 - zero_weight_), 0.5 * (1.0 - zero_weight_) + 4.0 * u};  // [0, 1 - w_0]
+    value = forward_value(t, error, p_tail);
+    const Approx l = forward_loss(t);
+    slack = epsilon - (l.value - l.error);
+  } else {
+    if (zero_weight_ > 0.0 && epsilon >= -std::log(zero_weight_)) return {0.0, 0.0};
+    const double t = threshold_for(-epsilon, /*above=*/true);  // -L(t) <= epsilon
+    if (t == kInf) return {0.5, 0.5 + 4.0 * u};  // [0, 1]
+    value = reverse_value(t, error, p_tail);
+    const Approx l = forward_loss(t);
+    slack = epsilon + l.value + l.error;
+  }
+  const double hi = value + error;
+  const double lo = std::max(0.0, value - error - p_tail * std::max(0.0, slack) * (1.0 + 4.0 * u));
+  return {0.5 * (hi + lo), 0.5 * (hi - lo) * (1.0 + 4.0 * u) + 4.0 * u * hi};
+}
+
+void GaussianMixturePair::loss_range(double tail, double& lo, double& hi) const {
+  if (!(tail > 0.0 && tail < 0.5)) throw std::invalid_argument("loss_range: tail must lie in (0, 1/2)");
+  const double z = upper_quantile(tail);
+  if (direction_ == Direction::Forward) {
+    const Approx a = forward_loss(min_mean_ - z), b = forward_loss(max_mean_ + z);
+    lo = a.value - a.error;
+    if (zero_weight_ > 0.0) lo = std::max(lo, std::log(zero_weight_) - 4.0 * u);
+    hi = b.value + b.error;
+  } else {
+    const Approx a = forward_loss(z), b = forward_loss(-z);
+    lo = -a.value - a.error;
+    hi = -b.value + b.error;
+    if (zero_weight_ > 0.0) hi = std::min(hi, -std::log(zero_weight_) + 4.0 * u * (1.0 - std::log(zero_weight_)));
+  }
+}
+
+GaussianMixturePair gaussian_pair(double mu) {
+  if (!(mu > 0.0) || !std::isfinite(mu)) throw std::invalid_argument("Gaussian pair: mu = " + format_number(mu) + " must be positive");
+  return GaussianMixturePair({{1.0, mu}}, GaussianMixturePair::Direction::Forward,
+                             "Gaussian, mu = " + format_number(mu));
+}
+
+GaussianMixturePair subsampled_gaussian_pair(double q, double mu, GaussianMixturePair::Direction direction) {
+  if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("subsampled Gaussian: q = " + format_number(q) + " must lie in (0, 1]");
+  if (q == 1.0) return GaussianMixturePair({{1.0, mu}}, direction, "Gaussian, mu = " + format_number(mu));
+  const char* name = direction == GaussianMixturePair::Direction::Forward ? "remove" : "add";
+  return GaussianMixturePair({{1.0 - q, 0.0}, {q, mu}}, direction,
+                             std::string("Poisson-subsampled Gaussian (") + name + "), q = " + format_number(q) +
+                                 ", mu = " + format_number(mu));
+}
+
+}  // namespace rdpdyn::pld

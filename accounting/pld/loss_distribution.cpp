@@ -1,0 +1,242 @@
+#include "accounting/pld/loss_distribution.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "accounting/pld/fft_convolution.hpp"
+#include "numerics/format_number.hpp"
+
+namespace rdpdyn::pld {
+namespace {
+
+constexpr double u = 0x1p-53;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double total(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+void check_grid(double h) {
+  int e = 0;
+  if (!(h > 0.0) || std::frexp(h, &e) != 0.5)
+    throw std::invalid_argument("PLD grid spacing h = " + format_number(h) + " must be a power of 2");
+}
+
+// Moves the mass beyond the kept range: at most `tail` from the top to the infinity atom, at most
+// `tail` from the bottom onto the lowest kept point; exact zeros at either end are dropped.
+void truncate(LossDistribution& p, double tail) {
+  auto& m = p.mass;
+  std::size_t hi = m.size();
+  double top = 0.0;
+  while (hi > 1 && top + m[hi - 1] <= tail) top += m[--hi];
+  std::size_t lo = 0;
+  double bottom = 0.0;
+  while (lo + 1 < hi && bottom + m[lo] <= tail) bottom += m[lo++];
+  // Rounded up: more mass, or mass at a larger loss, only raises delta (the header).
+  const double slack = 1.0 + 2.0 * u * static_cast<double>(m.size());
+  if (top > 0.0) {
+    p.infinity_mass = std::min(1.0, std::nextafter(p.infinity_mass + top * slack, kInf));
+    p.truncated += top * slack;
+  }
+  if (bottom > 0.0) {
+    m[lo] = std::nextafter(m[lo] + bottom * slack, kInf);
+    p.truncated += bottom * slack;
+  }
+  if (lo > 0 || hi < m.size()) {
+    m.erase(m.begin() + static_cast<std::ptrdiff_t>(hi), m.end());
+    m.erase(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(lo));
+    p.offset += static_cast<std::int64_t>(lo);
+  }
+}
+
+// sum_{l_i > eps} m_i (1 - e^{eps - l_i}) and a bound on its rounding error.
+struct Sum {
+  double value = 0.0;
+  double error = 0.0;
+};
+Sum hockey_sum(const LossDistribution& p, double epsilon) {
+  Sum s;
+  const double n = static_cast<double>(p.mass.size());
+  double magnitude = 0.0;
+  for (std::size_t i = p.mass.size(); i-- > 0;) {
+    const double l = p.loss_at(i);  // exact: h is a power of 2
+    if (l <= epsilon) break;
+    const double x = epsilon - l;
+    s.value += p.mass[i] * -std::expm1(x);
+    magnitude += p.mass[i] * (n + 8.0 + std::fabs(x));
+  }
+  s.error = u * magnitude;
+  return s;
+}
+
+// The largest epsilon in the segment scan where value(eps) = inf + sum_{l_i > eps} m_i (1 - e^{eps - l_i})
+// equals `target`, found on the grid segments from the top (docs/pld.md): a candidate, verified by
+// the caller. -infinity when value(-infinity) = inf + sum m_i <= target.
+double solve_profile(const LossDistribution& p, double target) {
+  if (p.infinity_mass >= target) return kInf;
+  double a = 0.0, d = 0.0;  // A_j = sum_{i >= j} m_i, D_j = sum_{i >= j} m_i e^{l_j - l_i}
+  const double decay = std::exp(-p.h);
+  for (std::size_t j = p.mass.size(); j-- > 0;) {
+    a += p.mass[j];
+    d = p.mass[j] + decay * d;
+    // value at l_{j-1}: inf + A_j - e^{-h} D_j
+    const double below = p.infinity_mass + a - decay * d;
+    if (below > target) return p.loss_at(j) + std::log((p.infinity_mass + a - target) / d);
+  }
+  if (p.infinity_mass + a > target && d > 0.0) return p.loss_at(0) + std::log((p.infinity_mass + a - target) / d);
+  return -kInf;
+}
+
+}  // namespace
+
+LossDistribution no_loss(double h) {
+  check_grid(h);
+  LossDistribution p;
+  p.h = h;
+  p.mass = {1.0};
+  return p;
+}
+
+LossDistribution discretise(const DominatingPair& pair, const Discretisation& d, double copies) {
+  check_grid(d.h);
+  const double budget = d.tail / std::max(1.0, copies);
+  double lo = 0.0, hi = 0.0;
+  pair.loss_range(0.5 * budget, lo, hi);
+  const double h = d.h;
+  const double i_lo = std::floor(lo / h) - 1.0, i_hi = std::ceil(hi / h) + 1.0;
+  if (!std::isfinite(i_lo) || !std::isfinite(i_hi) || i_hi - i_lo + 3.0 > static_cast<double>(d.max_points))
+    throw std::length_error("the privacy loss of " + pair.describe() + " spans [" + format_number(lo) + ", " +
+                            format_number(hi) + "] nats: " + format_number((hi - lo) / h) +
+                            " grid points at spacing " + format_number(h) + ", more than the limit " +
+                            std::to_string(d.max_points));
+  const auto first = static_cast<std::int64_t>(i_lo), last = static_cast<std::int64_t>(i_hi);
+  const std::size_t n = static_cast<std::size_t>(last - first + 1);
+  // delta bounds at the grid points first - 1 .. last + 1
+  std::vector<Approx> delta(n + 2);
+  for (std::size_t k = 0; k < n + 2; ++k) delta[k] = pair.hockey_stick(static_cast<double>(first - 1 + static_cast<std::int64_t>(k)) * h);
+  const double decay = std::exp(-h);
+  const double gap = -std::expm1(-h);  // 1 - e^{-h}
+  // tails T_j for j = first .. last + 1 (index k = j - first), rounded up
+  std::vector<double> tail(n + 1);
+  double excess = 0.0;
+  for (std::size_t k = 0; k <= n; ++k) {
+    const Approx& prev = delta[k];      // at (j - 1) h
+    const Approx& here = delta[k + 1];  // at j h
+    const double num = prev.upper() - decay * here.lower();
+    const double err = 8.0 * u * (std::fabs(prev.upper()) + std::fabs(here.lower())) / gap;
+    double t = num / gap + err;
+    t = std::nextafter(t * (1.0 + 8.0 * u), kInf);
+    tail[k] = std::clamp(t, 0.0, 1.0);
+    excess = std::max(excess, (2.0 * (prev.error + here.error)) / gap + err + 16.0 * u);
+  }
+  for (std::size_t k = n; k-- > 0;) tail[k] = std::max(tail[k], tail[k + 1]);  // nonincreasing
+  LossDistribution p;
+  p.h = h;
+  p.offset = first;
+  p.factors = 1;
+  p.tail_excess = excess;
+  p.truncated = (1.0 - tail[0]) + tail[n];  // below the grid moved up onto it; above it to infinity
+  p.infinity_mass = tail[n];
+  tail[0] = 1.0;
+  p.mass.resize(n);
+  // A difference of tails within a factor 2 of each other is exact (Sterbenz); any other is rounded
+  // up, so the stored masses have tails >= T_j and no round-off needs charging.
+  for (std::size_t k = 0; k < n; ++k) {
+    const double m = tail[k] - tail[k + 1];
+    p.mass[k] = tail[k + 1] >= 0.5 * tail[k] ? m : std::nextafter(m, kInf);
+  }
+  p.round_off = 0.0;
+  truncate(p, budget);
+  return p;
+}
+
+LossDistribution compose(const LossDistribution& a, const LossDistribution& b, const Discretisation& d,
+                         double amplification) {
+  if (a.h != b.h) throw std::invalid_argument("PLD composition needs one grid spacing");
+  const bool extended = convolution_error_bound(a.mass, b.mass, Precision::Double) * amplification > d.round_off_budget;
+  const Convolution c = convolve(a.mass, b.mass, extended ? Precision::Extended : Precision::Double);
+  if (std::getenv("PLD_DEBUG")) fprintf(stderr, "conv %zu x %zu %s amp %g err %g\n", a.mass.size(), b.mass.size(), extended ? "ext" : "dbl", amplification, c.l1_error);
+  LossDistribution p;
+  p.h = a.h;
+  p.offset = a.offset + b.offset;
+  p.mass = c.values;
+  p.infinity_mass = std::min(1.0, (a.infinity_mass + b.infinity_mass - a.infinity_mass * b.infinity_mass) * (1.0 + 4.0 * u));
+  const double a1 = total(a.mass) * (1.0 + 2.0 * u * static_cast<double>(a.mass.size())) + a.round_off;
+  const double b1 = total(b.mass) * (1.0 + 2.0 * u * static_cast<double>(b.mass.size()));
+  p.round_off = a.round_off * b1 + b.round_off * a1 + c.l1_error + 4.0 * u;
+  p.truncated = a.truncated + b.truncated;
+  p.tail_excess = a.tail_excess + b.tail_excess;
+  p.factors = a.factors + b.factors;
+  truncate(p, d.tail / amplification);  // what is moved here is moved again in every later copy
+  return p;
+}
+
+LossDistribution self_compose(const LossDistribution& a, std::int64_t times, const Discretisation& d) {
+  if (times < 1) throw std::invalid_argument("self_compose: times = " + std::to_string(times) + " must be >= 1");
+  LossDistribution base = a, result;
+  bool have = false;
+  const double total_times = static_cast<double>(times);
+  double copies = 1.0;  // factors of `a` in base
+  while (times > 0) {
+    if (times & 1) {
+      result = have ? compose(result, base, d) : base;
+      have = true;
+    }
+    times >>= 1;
+    if (times > 0) {
+      copies *= 2.0;
+      // the squared base enters the result about total_times / copies times
+      base = compose(base, base, d, std::max(1.0, total_times / copies));
+    }
+  }
+  return result;
+}
+
+DeltaBounds delta_at(const LossDistribution& p, double epsilon) {
+  DeltaBounds out;
+  const Sum s = hockey_sum(p, epsilon);
+  out.upper = std::min(1.0, std::nextafter((p.infinity_mass + s.value) * (1.0 + 4.0 * u) + s.error + p.round_off, kInf));
+  const Sum shifted = hockey_sum(p, epsilon + static_cast<double>(p.factors) * p.h);
+  out.lower = std::max(0.0, p.infinity_mass + shifted.value - shifted.error - p.round_off - p.truncated - p.tail_excess -
+                                4.0 * u * (p.infinity_mass + shifted.value));
+  return out;
+}
+
+EpsilonBounds epsilon_at(const LossDistribution& p, double delta) {
+  if (!(delta > 0.0 && delta < 1.0)) throw std::invalid_argument("epsilon_at: delta = " + format_number(delta) + " must lie in (0, 1)");
+  EpsilonBounds out;
+  // Upper: aim below delta by the round-off and a small relative margin, then verify and step up.
+  const double aim = (delta - p.round_off) * (1.0 - 1e-9);
+  double eps = aim > 0.0 ? solve_profile(p, aim) : kInf;
+  if (eps == kInf) {
+    out.upper = kInf;
+  } else {
+    eps = std::max(eps, 0.0);
+    double step = 1e-12 * std::max(1.0, eps);
+    for (int i = 0; i < 200 && delta_at(p, eps).upper > delta; ++i, step *= 2.0) eps += step;
+    out.upper = delta_at(p, eps).upper <= delta ? eps : kInf;
+  }
+  // Lower: the shifted profile less the subtracted terms exceeds delta below this epsilon.
+  const double shift = static_cast<double>(p.factors) * p.h;
+  const double raise = (delta + p.round_off + p.truncated + p.tail_excess) * (1.0 + 1e-9);
+  double low = raise < 1.0 ? solve_profile(p, raise) : -kInf;
+  if (low == kInf) {
+    out.lower = 0.0;  // cannot happen with a finite upper; stay safe
+  } else if (low == -kInf) {
+    out.lower = 0.0;
+  } else {
+    low -= shift;
+    double step = 1e-12 * std::max(1.0, std::fabs(low));
+    for (int i = 0; i < 200 && low > 0.0 && delta_at(p, low).lower <= delta; ++i, step *= 2.0) low -= step;
+    out.lower = std::max(0.0, low);
+    if (out.lower > 0.0 && delta_at(p, out.lower).lower <= delta) out.lower = 0.0;
+  }
+  if (out.lower > out.upper) out.lower = out.upper;
+  return out;
+}
+
+}  // namespace rdpdyn::pld

@@ -1,0 +1,86 @@
+#pragma once
+// A discrete privacy loss distribution (PLD) on a uniform grid, with the ledger that makes its
+// (epsilon, delta) a certified upper bound (docs/pld.md).
+//
+// The PLD of a pair (P, Q) is the law of L = log dP/dQ (X) for X ~ P (Koskela, Jälkö & Honkela
+// 2020, arXiv:1906.03049; Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022, arXiv:2207.04380,
+// "DGKKM"). Its privacy profile is delta(eps) = E[(1 - e^{eps - L})_+] (+ P(L = infinity)), and
+// the PLD of a composition of pairs is the convolution of their PLDs.
+//
+// Certification rests on one fact: (1 - e^{eps - l})_+ is nondecreasing in l, so moving mass of any
+// factor to larger losses can only raise the composed delta. Every approximation below moves mass up:
+//  - discretise(): DGKKM's "connect the dots" PLD (Sec. 3) on the grid i h, whose tails are
+//    T_i = (delta(ih - h) - e^{-h} delta(ih)) / (1 - e^{-h}) (docs/pld.md derives this from the
+//    profile at the grid points alone); the profile is evaluated with an error bound and the tails
+//    rounded up, so the PLD stochastically dominates the exact connect-the-dots PLD, which dominates
+//    the pair's (DGKKM Thm 3.2; composition of dominating pairs: Zhu, Dong & Wang 2022, arXiv:2106.08567,
+//    Thm 10);
+//  - truncation: mass above the kept range goes to the infinity atom, mass below it to its lowest point;
+//  - FFT round-off is not a move: its L1 size is bounded (fft_convolution.hpp) and carried in
+//    `round_off`, added to every delta reported.
+// A certified lower estimate comes for free: the PLD rounded DOWN to the grid has the tails T_{i+1},
+// i.e. it is the connect-the-dots PLD shifted by -h; so the composition of k discretised factors,
+// shifted by -k h, less the mass moved by truncation and the tails' excess, is below the exact one.
+#include <cstdint>
+#include <vector>
+
+#include "accounting/pld/dominating_pair.hpp"
+
+namespace rdpdyn::pld {
+
+struct LossDistribution {
+  double h = 1e-4;                 ///< grid spacing of the losses (nats)
+  std::int64_t offset = 0;         ///< mass[i] sits at loss (offset + i) h
+  std::vector<double> mass;        ///< finite losses
+  double infinity_mass = 0.0;      ///< P(L = +infinity), including mass moved there by truncation
+  double round_off = 0.0;          ///< bound on the L1 round-off of `mass` (FFT, sums); added to delta
+  double truncated = 0.0;          ///< mass moved up by truncations (subtracted by the lower estimate)
+  double tail_excess = 0.0;        ///< bound on how far the tails exceed the exact connect-the-dots tails
+  std::int64_t factors = 0;        ///< discretised pairs composed (the lower estimate's shift in h)
+
+  double loss_at(std::size_t i) const { return static_cast<double>(offset + static_cast<std::int64_t>(i)) * h; }
+};
+
+/// How finely and how far: grid spacing h, and the largest mass a single truncation may move.
+struct Discretisation {
+  double h = 1e-4;
+  double tail = 1e-15;
+  std::size_t max_points = std::size_t{1} << 24;  ///< refuse (std::length_error) beyond
+  /// The FFT round-off one convolution may add to delta (after the amplification of later
+  /// self-compositions); a convolution whose double-precision bound exceeds it runs in long double.
+  double round_off_budget = 1e-14;
+};
+
+/// The connect-the-dots PLD of `pair` on the grid i h, tails rounded up (see the header). `copies`:
+/// how many times it will be composed (its truncations then move at most d.tail / copies each).
+LossDistribution discretise(const DominatingPair& pair, const Discretisation& d, double copies = 1.0);
+
+/// The PLD of the composition of the two pairs (their grids must agree), truncated. `amplification`:
+/// how many times the result will be composed with itself later (its round-off counts that often).
+LossDistribution compose(const LossDistribution& a, const LossDistribution& b, const Discretisation& d,
+                         double amplification = 1.0);
+
+/// The PLD of `times` compositions of `a` with itself (times >= 1), by repeated squaring.
+LossDistribution self_compose(const LossDistribution& a, std::int64_t times, const Discretisation& d);
+
+/// A PLD with all its mass at loss 0 (the identity of composition: no privacy cost).
+LossDistribution no_loss(double h);
+
+/// delta(epsilon) of the PLD: an upper bound of the exact composed pair's profile (value + round-off
+/// + the sum's own rounding), and a certified lower estimate.
+struct DeltaBounds {
+  double upper = 0.0;
+  double lower = 0.0;
+};
+DeltaBounds delta_at(const LossDistribution& pld, double epsilon);
+
+/// The smallest epsilon >= 0 whose certified delta is <= delta (an upper bound of the exact
+/// epsilon(delta)), and a certified lower bound of the exact epsilon(delta). delta in (0, 1).
+/// upper is +infinity when even epsilon = +infinity leaves delta above (infinity mass + round-off).
+struct EpsilonBounds {
+  double upper = 0.0;
+  double lower = 0.0;
+};
+EpsilonBounds epsilon_at(const LossDistribution& pld, double delta);
+
+}  // namespace rdpdyn::pld
