@@ -30,21 +30,26 @@ enum class AnalysisStatus {
   /// a bound for only the records its note names (e.g. those in the first batch), not for the run's
   /// worst record: not an upper bound on the run's privacy
   RecordSpecific,
+  /// a principled heuristic, exact for a special case its note names (e.g. linear losses) but not a
+  /// bound for general losses: never best, never calibrated (an entry reports `exact` instead for a
+  /// run in its special case)
+  Heuristic,
 };
 
 /// Every status, in the order of the outputs' legends.
 inline constexpr AnalysisStatus kAllStatuses[] = {AnalysisStatus::Published, AnalysisStatus::Derived,
                                                   AnalysisStatus::Disputed,  AnalysisStatus::Exact,
-                                                  AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific};
+                                                  AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific,
+                                                  AnalysisStatus::Heuristic};
 
 /// Whether a result of this status bounds the privacy of every record of the run from above
-/// (exact values do; lower bounds and record-specific bounds do not). Only such results may be
+/// (exact values do; lower bounds, record-specific bounds and heuristics do not). Only such results may be
 /// best, calibrated, or held to "at or above the exact divergence".
 constexpr bool bounds_the_run(AnalysisStatus s) {
-  return s != AnalysisStatus::LowerBound && s != AnalysisStatus::RecordSpecific;
+  return s != AnalysisStatus::LowerBound && s != AnalysisStatus::RecordSpecific && s != AnalysisStatus::Heuristic;
 }
 
-/// "published", "derived", "disputed", "exact", "lower-bound", "record-specific".
+/// "published", "derived", "disputed", "exact", "lower-bound", "record-specific", "heuristic".
 const char* status_name(AnalysisStatus status);
 /// One sentence for people reading a table.
 const char* status_meaning(AnalysisStatus status);

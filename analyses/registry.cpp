@@ -7,6 +7,7 @@
 #include "analyses/bok_su_altschuler_2024.hpp"
 #include "analyses/composition.hpp"
 #include "analyses/composition_pld.hpp"
+#include "analyses/steinke_2025.hpp"
 #include "analyses/dong_roth_su_2022.hpp"
 #include "analyses/ganesh_thakurta_upadhyay_2022.hpp"
 #include "analyses/quadratic_exact_profile.hpp"
@@ -165,6 +166,7 @@ constexpr auto X = AnalysisStatus::Disputed;
 constexpr auto E = AnalysisStatus::Exact;
 constexpr auto L = AnalysisStatus::LowerBound;
 constexpr auto R = AnalysisStatus::RecordSpecific;
+constexpr auto H = AnalysisStatus::Heuristic;
 
 std::vector<Analysis> build_registry() {
   const std::string at_gap =
@@ -234,6 +236,13 @@ std::vector<Analysis> build_registry() {
        "Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko et al. 2022, "
        "arXiv:2207.04380), FFT composition, certified (docs/pld.md)",
        P, "", false, profile_accountant(composition_pld)},
+      {"steinke-last-iterate",
+       "Steinke et al. 2025 (arXiv:2410.06186), the last-iterate heuristic: the Binomial(T, q) mixture of Gaussians "
+       "against a Gaussian, exact for linear losses",
+       H,
+       "not a bound for general losses (the paper's Sec. 4.3 gives counterexamples); exact for algorithm.loss = "
+       "\"linear\"; docs/analyses.md, \"steinke-last-iterate\"",
+       false, accountant(steinke_last_iterate), /*monotone_in_steps=*/false},
       {"bok-su-altschuler-full-batch",
        "Bok, Su & Altschuler 2024 (arXiv:2403.00278) Sec. 4, NoisyGD, strongly convex (shifted interpolation)", P, "",
        true, gdp_paper(bok_su_altschuler_full_batch)},
@@ -267,6 +276,7 @@ const char* status_name(AnalysisStatus status) {
     case AnalysisStatus::Exact: return "exact";
     case AnalysisStatus::LowerBound: return "lower-bound";
     case AnalysisStatus::RecordSpecific: return "record-specific";
+    case AnalysisStatus::Heuristic: return "heuristic";
   }
   return "unknown";
 }
@@ -285,6 +295,9 @@ const char* status_meaning(AnalysisStatus status) {
     case AnalysisStatus::RecordSpecific:
       return "a bound for only the records its note names (e.g. the first batch), not for every record: not a "
              "bound on the run's privacy; never best, never calibrated";
+    case AnalysisStatus::Heuristic:
+      return "a principled heuristic, exact only in the special case its note names (e.g. a linear loss, where it "
+             "is reported as exact): not a bound for general losses; never best, never calibrated";
   }
   return "";
 }
