@@ -1,8 +1,6 @@
 #include "accounting/pld/loss_distribution.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -20,32 +18,64 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double total(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
 
+// log(e^x + e^y), -infinity neutral
+double log_add(double x, double y) {
+  if (x == -kInf) return y;
+  if (y == -kInf) return x;
+  const double m = std::max(x, y);
+  return m + std::log1p(std::exp(std::min(x, y) - m));
+}
+
+// log sum_i m_i e^{theta l_i} of the finite masses (-infinity when all are 0)
+double log_moment(const LossDistribution& p, double theta) {
+  double top = -kInf;
+  for (std::size_t i = 0; i < p.mass.size(); ++i)
+    if (p.mass[i] > 0.0) top = std::max(top, theta * p.loss_at(i));
+  if (top == -kInf) return -kInf;
+  double sum = 0.0;
+  for (std::size_t i = 0; i < p.mass.size(); ++i)
+    if (p.mass[i] > 0.0) sum += p.mass[i] * std::exp(theta * p.loss_at(i) - top);
+  return top + std::log(sum) + 8.0 * u * (1.0 + std::fabs(top));  // rounded up a little
+}
+
 void check_grid(double h) {
   int e = 0;
   if (!(h > 0.0) || std::frexp(h, &e) != 0.5)
     throw std::invalid_argument("PLD grid spacing h = " + format_number(h) + " must be a power of 2");
 }
 
-// Moves the mass beyond the kept range: at most `tail` from the top to the infinity atom, at most
-// `tail` from the bottom onto the lowest kept point; exact zeros at either end are dropped.
-void truncate(LossDistribution& p, double tail) {
+// Moves the mass beyond the kept range: at most `tail` from the top to the infinity atom (an upward
+// move; the errors of the moved entries, at most e^{-theta l} W, go to the absolute ledger), and from
+// the bottom at most `log_drop` of weighted mass sum m_i e^{theta l_i}, dropped and charged to W.
+void truncate(LossDistribution& p, double tail, double log_drop) {
   auto& m = p.mass;
   std::size_t hi = m.size();
   double top = 0.0;
-  while (hi > 1 && top + m[hi - 1] <= tail) top += m[--hi];
+  // Cut only above a loss where the moved entries' error bound e^{-theta l} W is at most `tail` too.
+  const double lowest_cut = p.log_weighted_error == -kInf ? -kInf
+                            : p.tilt > 0.0               ? (p.log_weighted_error - std::log(tail)) / p.tilt
+                                                         : (p.log_weighted_error <= std::log(tail) ? -kInf : kInf);
+  while (hi > 1 && top + m[hi - 1] <= tail && p.loss_at(hi - 1) > lowest_cut) top += m[--hi];
   std::size_t lo = 0;
-  double bottom = 0.0;
-  while (lo + 1 < hi && bottom + m[lo] <= tail) bottom += m[lo++];
-  // Rounded up: more mass, or mass at a larger loss, only raises delta (the header).
-  const double slack = 1.0 + 2.0 * u * static_cast<double>(m.size());
+  double dropped = -kInf;
+  while (lo + 1 < hi) {
+    if (m[lo] == 0.0) {
+      ++lo;
+      continue;
+    }
+    const double w = std::log(m[lo]) + p.tilt * p.loss_at(lo);
+    const double next = log_add(dropped, w);
+    if (next > log_drop) break;
+    dropped = next;
+    ++lo;
+  }
   if (top > 0.0) {
-    p.infinity_mass = std::min(1.0, std::nextafter(p.infinity_mass + top * slack, kInf));
-    p.truncated += top * slack;
+    // Rounded up: more mass at infinity only raises delta.
+    p.infinity_mass = std::min(1.0, std::nextafter(p.infinity_mass + top * (1.0 + 2.0 * u * static_cast<double>(m.size())), kInf));
+    p.truncated += top * (1.0 + 2.0 * u * static_cast<double>(m.size()));
+    if (p.log_weighted_error > -kInf) p.absolute_error += std::exp(p.log_weighted_error - p.tilt * p.loss_at(hi));
   }
-  if (bottom > 0.0) {
-    m[lo] = std::nextafter(m[lo] + bottom * slack, kInf);
-    p.truncated += bottom * slack;
-  }
+  if (dropped > -kInf) p.log_weighted_error = log_add(p.log_weighted_error, dropped + 4.0 * u * (1.0 + std::fabs(dropped)));
   if (lo > 0 || hi < m.size()) {
     m.erase(m.begin() + static_cast<std::ptrdiff_t>(hi), m.end());
     m.erase(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(lo));
@@ -92,6 +122,11 @@ double solve_profile(const LossDistribution& p, double target) {
 }
 
 }  // namespace
+
+double LossDistribution::error_at(double epsilon) const {
+  const double weighted = log_weighted_error == -kInf ? 0.0 : std::exp(log_weighted_error - tilt * epsilon);
+  return weighted * (1.0 + 4.0 * u) + absolute_error;
+}
 
 LossDistribution no_loss(double h) {
   check_grid(h);
@@ -149,29 +184,83 @@ LossDistribution discretise(const DominatingPair& pair, const Discretisation& d,
     const double m = tail[k] - tail[k + 1];
     p.mass[k] = tail[k + 1] >= 0.5 * tail[k] ? m : std::nextafter(m, kInf);
   }
-  p.round_off = 0.0;
-  truncate(p, budget);
+  p.tilt = d.tilt;
+  truncate(p, budget, d.log_error_budget + log_moment(p, p.tilt) - std::log(std::max(1.0, copies)));
   return p;
 }
 
 LossDistribution compose(const LossDistribution& a, const LossDistribution& b, const Discretisation& d,
                          double amplification) {
   if (a.h != b.h) throw std::invalid_argument("PLD composition needs one grid spacing");
-  const bool extended = convolution_error_bound(a.mass, b.mass, Precision::Double) * amplification > d.round_off_budget;
-  const Convolution c = convolve(a.mass, b.mass, extended ? Precision::Extended : Precision::Double);
-  if (std::getenv("PLD_DEBUG")) fprintf(stderr, "conv %zu x %zu %s amp %g err %g\n", a.mass.size(), b.mass.size(), extended ? "ext" : "dbl", amplification, c.l1_error);
+  if (a.tilt != b.tilt) throw std::invalid_argument("PLD composition needs one tilt");
+  const double theta = a.tilt;
+  // Tilt each input by e^{theta (l - ref)}, ref its largest loss (so no factor exceeds 1).
+  const double ra = a.loss_at(a.mass.size() - 1), rb = b.loss_at(b.mass.size() - 1);
+  std::vector<double> at(a.mass.size()), bt(b.mass.size());
+  double span = 0.0;
+  // A tilted mass below 1e-290 (near or below the subnormals, where rounding is no longer relative)
+  // is dropped, and its weighted mass m e^{theta l} charged to the ledger.
+  double underflow_a = -kInf, underflow_b = -kInf;
+  auto tilt = [&](const LossDistribution& x, std::vector<double>& out, double ref, double& underflow) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (x.mass[i] == 0.0) {
+        out[i] = 0.0;
+        continue;
+      }
+      const double e = theta * (x.loss_at(i) - ref);
+      const double v = x.mass[i] * std::exp(e);
+      if (v < 1e-290) {
+        out[i] = 0.0;
+        underflow = log_add(underflow, std::log(x.mass[i]) + theta * x.loss_at(i));
+      } else {
+        out[i] = v;
+        span = std::max(span, -e);
+      }
+    }
+  };
+  tilt(a, at, ra, underflow_a);
+  tilt(b, bt, rb, underflow_b);
+  const double log_scale = theta * (ra + rb);  // weighted error = tilted-units error * e^{log_scale}
+  const double amp = std::log(std::max(1.0, amplification));
+  const double ma = log_moment(a, theta), mb = log_moment(b, theta);
+  // The budget is relative to the weighted mass M(a) M(b) of the result: ratios W / M are what
+  // later convolutions preserve (both are multiplied by the same moments).
+  const bool extended =
+      std::log(convolution_error_bound(at, bt, Precision::Double)) + log_scale + amp > d.log_error_budget + ma + mb;
+  const Convolution c = convolve(at, bt, extended ? Precision::Extended : Precision::Double);
   LossDistribution p;
   p.h = a.h;
+  p.tilt = theta;
   p.offset = a.offset + b.offset;
-  p.mass = c.values;
+  p.mass.resize(c.values.size());
+  const double cap = total(a.mass) * total(b.mass) * (1.0 + 1e-12);  // the exact entries are at most this
+  for (std::size_t i = 0; i < p.mass.size(); ++i) {
+    const double v = c.values[i];
+    if (v <= 0.0) {
+      p.mass[i] = 0.0;
+      continue;
+    }
+    const double x = -theta * (p.loss_at(i) - (ra + rb));
+    span = std::max(span, x);
+    p.mass[i] = std::min(cap, x < 600.0 ? v * std::exp(x) : std::exp(std::log(v) + x));
+  }
   p.infinity_mass = std::min(1.0, (a.infinity_mass + b.infinity_mass - a.infinity_mass * b.infinity_mass) * (1.0 + 4.0 * u));
-  const double a1 = total(a.mass) * (1.0 + 2.0 * u * static_cast<double>(a.mass.size())) + a.round_off;
-  const double b1 = total(b.mass) * (1.0 + 2.0 * u * static_cast<double>(b.mass.size()));
-  p.round_off = a.round_off * b1 + b.round_off * a1 + c.l1_error + 4.0 * u;
+  // Ledgers: w(e_a * b^) <= W_a M(b^), w(a * e_b) <= (M(a^) + W_a) W_b, plus this FFT's bound; the
+  // masses dropped by underflow count as errors of their input.
+  const double wa = log_add(a.log_weighted_error, underflow_a), wb = log_add(b.log_weighted_error, underflow_b);
+  double w = -kInf;
+  if (wa > -kInf) w = log_add(w, wa + mb);
+  if (wb > -kInf) w = log_add(w, wb + log_add(ma, wa));
+  if (c.l1_error > 0.0) w = log_add(w, std::log(c.l1_error) + log_scale);
+  p.log_weighted_error = w == -kInf ? w : w + 1e-12;
+  p.absolute_error = (a.absolute_error + b.absolute_error) * (1.0 + 4.0 * u);
+  // The tilts' exponentials are rounded: a componentwise relative error of about (span + 4) u each way.
+  p.relative_error = a.relative_error + b.relative_error + a.relative_error * b.relative_error + 4.0 * (span + 8.0) * u;
   p.truncated = a.truncated + b.truncated;
   p.tail_excess = a.tail_excess + b.tail_excess;
   p.factors = a.factors + b.factors;
-  truncate(p, d.tail / amplification);  // what is moved here is moved again in every later copy
+  // What is moved or dropped here is moved again in every later copy.
+  truncate(p, d.tail / amplification, d.log_error_budget + ma + mb - amp);
   return p;
 }
 
@@ -199,34 +288,43 @@ LossDistribution self_compose(const LossDistribution& a, std::int64_t times, con
 DeltaBounds delta_at(const LossDistribution& p, double epsilon) {
   DeltaBounds out;
   const Sum s = hockey_sum(p, epsilon);
-  out.upper = std::min(1.0, std::nextafter((p.infinity_mass + s.value) * (1.0 + 4.0 * u) + s.error + p.round_off, kInf));
-  const Sum shifted = hockey_sum(p, epsilon + static_cast<double>(p.factors) * p.h);
-  out.lower = std::max(0.0, p.infinity_mass + shifted.value - shifted.error - p.round_off - p.truncated - p.tail_excess -
-                                4.0 * u * (p.infinity_mass + shifted.value));
+  const double raw = p.infinity_mass + s.value;
+  out.upper = std::min(1.0, std::nextafter((raw * (1.0 + 4.0 * u) + s.error + p.error_at(epsilon)) /
+                                               (1.0 - p.relative_error - 4.0 * u),
+                                           kInf));
+  const double shifted_eps = epsilon + static_cast<double>(p.factors) * p.h;
+  const Sum shifted = hockey_sum(p, shifted_eps);
+  out.lower = std::max(0.0, (p.infinity_mass + shifted.value - shifted.error - p.error_at(shifted_eps)) /
+                                    (1.0 + p.relative_error + 4.0 * u) -
+                                p.truncated - p.tail_excess - 4.0 * u * (p.infinity_mass + shifted.value));
   return out;
 }
 
 EpsilonBounds epsilon_at(const LossDistribution& p, double delta) {
   if (!(delta > 0.0 && delta < 1.0)) throw std::invalid_argument("epsilon_at: delta = " + format_number(delta) + " must lie in (0, 1)");
   EpsilonBounds out;
-  // Upper: aim below delta by the round-off and a small relative margin, then verify and step up.
-  const double aim = (delta - p.round_off) * (1.0 - 1e-9);
-  double eps = aim > 0.0 ? solve_profile(p, aim) : kInf;
+  // Upper: aim below delta by the errors at the candidate (they shrink as epsilon grows), then
+  // verify and step up.
+  const double base = (delta * (1.0 - p.relative_error - 8.0 * u) - p.absolute_error) * (1.0 - 1e-9);
+  double eps = base > 0.0 ? solve_profile(p, base) : kInf;
+  if (eps != kInf) {
+    eps = std::max(eps, 0.0);
+    const double aim = base - p.error_at(eps) * (1.0 + 1e-9);
+    eps = aim > 0.0 ? std::max(0.0, solve_profile(p, aim)) : kInf;
+  }
   if (eps == kInf) {
     out.upper = kInf;
   } else {
-    eps = std::max(eps, 0.0);
     double step = 1e-12 * std::max(1.0, eps);
     for (int i = 0; i < 200 && delta_at(p, eps).upper > delta; ++i, step *= 2.0) eps += step;
     out.upper = delta_at(p, eps).upper <= delta ? eps : kInf;
   }
   // Lower: the shifted profile less the subtracted terms exceeds delta below this epsilon.
   const double shift = static_cast<double>(p.factors) * p.h;
-  const double raise = (delta + p.round_off + p.truncated + p.tail_excess) * (1.0 + 1e-9);
-  double low = raise < 1.0 ? solve_profile(p, raise) : -kInf;
-  if (low == kInf) {
-    out.lower = 0.0;  // cannot happen with a finite upper; stay safe
-  } else if (low == -kInf) {
+  const double raise = ((delta + p.truncated + p.tail_excess) * (1.0 + p.relative_error + 8.0 * u) + p.absolute_error) *
+                       (1.0 + 1e-9);
+  double low = raise < 1.0 ? solve_profile(p, raise + p.error_at(0.0)) : -kInf;
+  if (low == kInf || low == -kInf) {
     out.lower = 0.0;
   } else {
     low -= shift;

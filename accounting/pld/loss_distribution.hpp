@@ -16,12 +16,18 @@
 //    the pair's (DGKKM Thm 3.2; composition of dominating pairs: Zhu, Dong & Wang 2022, arXiv:2106.08567,
 //    Thm 10);
 //  - truncation: mass above the kept range goes to the infinity atom, mass below it to its lowest point;
-//  - FFT round-off is not a move: its L1 size is bounded (fft_convolution.hpp) and carried in
-//    `round_off`, added to every delta reported.
+//  - FFT round-off is not a move: it is bounded in a norm weighted by e^{theta l} (the convolution
+//    runs on the tilted masses m_i e^{theta (l_i - ref)}, where the FFT's absolute error bound,
+//    fft_convolution.hpp, becomes an error relative to the moment E[e^{theta L}] once untilted), so
+//    that at epsilon it costs at most e^{-theta epsilon} W: a fraction of delta near the Chernoff-optimal
+//    theta, not an absolute amount that the k copies of a self-composition would multiply. Mass dropped
+//    from the far bottom is charged to the same ledger W; errors that reach the infinity atom go to an
+//    unweighted ledger A; the rounding of the tilts is componentwise relative (`relative_error`).
 // A certified lower estimate comes for free: the PLD rounded DOWN to the grid has the tails T_{i+1},
 // i.e. it is the connect-the-dots PLD shifted by -h; so the composition of k discretised factors,
 // shifted by -k h, less the mass moved by truncation and the tails' excess, is below the exact one.
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "accounting/pld/dominating_pair.hpp"
@@ -33,12 +39,19 @@ struct LossDistribution {
   std::int64_t offset = 0;         ///< mass[i] sits at loss (offset + i) h
   std::vector<double> mass;        ///< finite losses
   double infinity_mass = 0.0;      ///< P(L = +infinity), including mass moved there by truncation
-  double round_off = 0.0;          ///< bound on the L1 round-off of `mass` (FFT, sums); added to delta
+  double tilt = 0.0;               ///< theta >= 0 of the weighted error ledger
+  /// log W: sum_i |error_i| e^{theta l_i} <= W (FFT round-off, mass dropped from the bottom);
+  /// -infinity when there is none
+  double log_weighted_error = -std::numeric_limits<double>::infinity();
+  double absolute_error = 0.0;     ///< A: error that reached the infinity atom
+  double relative_error = 0.0;     ///< componentwise relative error of `mass` (tilt rounding)
   double truncated = 0.0;          ///< mass moved up by truncations (subtracted by the lower estimate)
   double tail_excess = 0.0;        ///< bound on how far the tails exceed the exact connect-the-dots tails
   std::int64_t factors = 0;        ///< discretised pairs composed (the lower estimate's shift in h)
 
   double loss_at(std::size_t i) const { return static_cast<double>(offset + static_cast<std::int64_t>(i)) * h; }
+  /// The error bound these ledgers add to delta at epsilon (before the relative factor).
+  double error_at(double epsilon) const;
 };
 
 /// How finely and how far: grid spacing h, and the largest mass a single truncation may move.
@@ -46,9 +59,12 @@ struct Discretisation {
   double h = 1e-4;
   double tail = 1e-15;
   std::size_t max_points = std::size_t{1} << 24;  ///< refuse (std::length_error) beyond
-  /// The FFT round-off one convolution may add to delta (after the amplification of later
-  /// self-compositions); a convolution whose double-precision bound exceeds it runs in long double.
-  double round_off_budget = 1e-14;
+  double tilt = 0.0;  ///< theta of the weighted error ledger (>= 0)
+  /// log of the weighted error one convolution may add, relative to the weighted mass of its result
+  /// and after the amplification of later self-compositions: a convolution whose double-precision
+  /// bound exceeds it runs in long double, and at most this much weighted mass is dropped from the
+  /// bottom per truncation.
+  double log_error_budget = -std::numeric_limits<double>::infinity();
 };
 
 /// The connect-the-dots PLD of `pair` on the grid i h, tails rounded up (see the header). `copies`:

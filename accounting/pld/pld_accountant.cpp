@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <future>
 #include <limits>
 #include <stdexcept>
 
@@ -12,7 +14,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kCoarsestGrid = 0x1p-7;
-constexpr double kFinestGrid = 0x1p-16;
+constexpr double kFinestGrid = 0x1p-20;
 
 double worst_epsilon(const std::vector<LossDistribution>& plds, double delta) {
   double e = 0.0;
@@ -37,51 +39,108 @@ PldAccountant::PldAccountant(std::vector<Direction> directions, AccountantOption
     throw std::invalid_argument("PLD accuracy " + format_number(options_.accuracy) + " must lie in (0, 1)");
 }
 
-PldAccountant::Composed PldAccountant::compose_at(double h, double reference_delta) const {
+namespace {
+
+// log sum_i m_i e^{theta l_i} of a PLD's finite masses.
+double log_moment_of(const LossDistribution& p, double theta) {
+  double top = -kInf;
+  for (std::size_t i = 0; i < p.mass.size(); ++i)
+    if (p.mass[i] > 0.0) top = std::max(top, theta * p.loss_at(i));
+  if (top == -kInf) return -kInf;
+  double sum = 0.0;
+  for (std::size_t i = 0; i < p.mass.size(); ++i)
+    if (p.mass[i] > 0.0) sum += p.mass[i] * std::exp(theta * p.loss_at(i) - top);
+  return top + std::log(sum);
+}
+
+}  // namespace
+
+PldAccountant::Composed PldAccountant::compose_at(double h, double reference_delta, double epsilon_hint) const {
   std::size_t parts = 0;
   for (const auto& d : directions_) parts += d.size();
-  Discretisation d;
-  d.h = h;
-  d.max_points = options_.max_points;
-  // Budgets relative to the delta of interest: the truncated mass (moved to infinity: counted in
-  // delta in full) and the FFT round-off (added to delta) each cost at most ~1e-7 of it.
-  d.tail = 1e-7 * reference_delta / static_cast<double>(std::max<std::size_t>(parts, 1));
-  d.round_off_budget = 2e-9 * reference_delta;
-  Composed c;
-  c.h = h;
-  for (const auto& direction : directions_) {
+  // The directions are independent compositions: the second runs on another thread (FFTW executes
+  // distinct plans concurrently; its planner is serialised in fft_convolution.cpp).
+  auto compose_direction = [&](const Direction& direction) {
+    Discretisation d;
+    d.h = h;
+    d.max_points = options_.max_points;
+    // The truncated mass (moved to infinity: counted in delta in full) costs at most ~1e-7 of delta.
+    d.tail = 1e-7 * reference_delta / static_cast<double>(std::max<std::size_t>(parts, 1));
+    std::vector<LossDistribution> ones;
+    for (const auto& part : direction) ones.push_back(discretise(*part.pair, d, static_cast<double>(part.count)));
+    // The tilt theta of the error ledger: the Chernoff-optimal one for delta, argmin over theta of
+    // (log E[e^{theta L}] + log(1/delta)) / theta, where the round-off then costs a fixed fraction of
+    // delta (loss_distribution.hpp); each operation may add 1e-9 of the weighted mass it produces.
+    double best_theta = 1.0, best_bound = kInf;
+    for (double theta = 0.02; theta <= 64.0; theta *= 1.1) {
+      double moment = 0.0;
+      for (std::size_t k = 0; k < ones.size(); ++k)
+        moment += static_cast<double>(direction[k].count) * log_moment_of(ones[k], theta);
+      const double bound = (moment - std::log(reference_delta)) / theta;
+      if (bound < best_bound) best_bound = bound, best_theta = theta;
+    }
+    d.tilt = best_theta;
+    // The ledger's cost at epsilon is e^{-theta epsilon} W: with W at most ~1e-8 delta e^{theta eps_hint}
+    // (eps_hint <= the final epsilon, from a coarser grid) the round-off costs at most ~1e-8 of delta.
+    // Each of the ~2 log2(steps) operations gets its share, relative to the weighted mass it makes.
+    double moment = 0.0, operations = 1.0;
+    for (std::size_t k = 0; k < ones.size(); ++k) {
+      moment += static_cast<double>(direction[k].count) * log_moment_of(ones[k], best_theta);
+      operations += 2.0 * std::log2(static_cast<double>(direction[k].count) + 1.0) + 1.0;
+    }
+    d.log_error_budget = std::min(std::log(1e-9), std::log(1e-8 * reference_delta) + best_theta * epsilon_hint - moment -
+                                                      std::log(operations));
     LossDistribution total;
     bool have = false;
-    for (const auto& part : direction) {
-      const LossDistribution one = discretise(*part.pair, d, static_cast<double>(part.count));
-      LossDistribution run = part.count == 1 ? one : self_compose(one, part.count, d);
+    for (std::size_t k = 0; k < ones.size(); ++k) {
+      ones[k].tilt = d.tilt;
+      LossDistribution run = direction[k].count == 1 ? std::move(ones[k]) : self_compose(ones[k], direction[k].count, d);
       total = have ? compose(total, run, d) : std::move(run);
       have = true;
     }
     if (total.mass.size() > options_.max_points)
       throw std::length_error("the composed privacy loss needs " + std::to_string(total.mass.size()) +
                               " grid points, more than the limit " + std::to_string(options_.max_points));
-    c.plds.push_back(std::move(total));
-  }
+    return total;
+  };
+  Composed c;
+  c.h = h;
+  std::vector<std::future<LossDistribution>> others;
+  for (std::size_t i = 1; i < directions_.size(); ++i)
+    others.push_back(std::async(std::launch::async, compose_direction, std::cref(directions_[i])));
+  c.plds.push_back(compose_direction(directions_.front()));
+  for (auto& f : others) c.plds.push_back(f.get());
   return c;
 }
 
 const PldAccountant::Composed& PldAccountant::chosen(double reference_delta) const {
   std::lock_guard lock(mutex_);
   if (auto it = cache_.find(reference_delta); it != cache_.end()) return it->second;
-  if (options_.grid > 0.0) return cache_.emplace(reference_delta, compose_at(options_.grid, reference_delta)).first->second;
-  Composed prev = compose_at(kCoarsestGrid, reference_delta);
+  if (options_.grid > 0.0) {
+    // a coarse first pass finds an epsilon that sets the round-off budget of the real one (the
+    // coarse epsilon is above the fine one, so its hint is scaled down)
+    const double coarse = std::max(options_.grid, kCoarsestGrid);
+    const Composed rough = compose_at(coarse, reference_delta, 0.0);
+    if (coarse == options_.grid) return cache_.emplace(reference_delta, rough).first->second;
+    const double hint = worst_epsilon(rough.plds, reference_delta);
+    return cache_.emplace(reference_delta, compose_at(options_.grid, reference_delta, std::isfinite(hint) ? 0.95 * hint : 0.0))
+        .first->second;
+  }
+  Composed prev = compose_at(kCoarsestGrid, reference_delta, 0.0);
   double eps_prev = worst_epsilon(prev.plds, reference_delta);
   for (double h = kCoarsestGrid / 2.0; h >= kFinestGrid; h /= 2.0) {
     if (!std::isfinite(eps_prev)) break;  // delta below what the certificate resolves: no finer grid helps
     Composed cur;
     try {
-      cur = compose_at(h, reference_delta);
+      cur = compose_at(h, reference_delta, std::isfinite(eps_prev) ? 0.9 * eps_prev : 0.0);
     } catch (const std::length_error&) {
       break;  // the finer grid does not fit: keep the certified coarser one
     }
     const double eps_cur = worst_epsilon(cur.plds, reference_delta);
-    const bool done = eps_prev - eps_cur <= 3.0 * options_.accuracy * eps_cur;
+    // Richardson (connect-the-dots is second order in h), and a grid that resolves epsilon itself
+    // (a loss bounded near epsilon, as the add pairs' -log(1 - q), is otherwise one cell wide).
+    const bool done =
+        std::fabs(eps_prev - eps_cur) <= 3.0 * options_.accuracy * eps_cur && h <= 20.0 * options_.accuracy * eps_cur;
     prev = std::move(cur);
     eps_prev = eps_cur;
     if (done) break;

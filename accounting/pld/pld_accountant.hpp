@@ -67,7 +67,9 @@ class PldAccountant {
     double h = 0.0;
     std::vector<LossDistribution> plds;  ///< one per direction
   };
-  Composed compose_at(double h, double reference_delta) const;
+  /// epsilon_hint: a value at or below the final epsilon (from a coarser grid; 0 if none), which
+  /// sets the round-off budget (pld_accountant.cpp).
+  Composed compose_at(double h, double reference_delta, double epsilon_hint) const;
   const Composed& chosen(double reference_delta) const;
 
   std::vector<Direction> directions_;
