@@ -85,6 +85,22 @@ double gdp_log_delta(double mu, double epsilon) {
 
 double gdp_delta(double mu, double epsilon) { return std::exp(gdp_log_delta(mu, epsilon)); }
 
+double gdp_delta_upper(double mu, double epsilon) {
+  check_mu(mu, "gdp_delta_upper");
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+    throw std::invalid_argument("gdp_delta_upper: epsilon = " + std::to_string(epsilon) + " must be finite and >= 0");
+  if (mu == 0.0) return 0.0;
+  if (std::isinf(mu)) return 1.0;
+  // delta(epsilon) <= delta(0) = P(|N(0, 1)| <= mu/2) <= mu / sqrt(2 pi) (as in gdp_epsilon).
+  const double cap = std::min(1.0, std::nextafter(mu * (std::numbers::inv_sqrtpi / std::numbers::sqrt2) *
+                                                      (1.0 + 4.0 * outward::kUnitRoundoff),
+                                                  kInf));
+  const LogDelta d = log_delta_with_error(mu, epsilon);
+  if (!std::isfinite(d.value + d.error)) return cap;  // cancelled beyond evaluation: the cap is certified
+  // exp has an error below one ulp: one double up covers it.
+  return std::min(cap, std::nextafter(std::exp(d.value + d.error), kInf));
+}
+
 double gdp_epsilon(double mu, double delta) {
   check_mu(mu, "gdp_epsilon");
   if (!(delta > 0.0 && delta < 1.0))

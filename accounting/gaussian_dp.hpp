@@ -27,6 +27,13 @@ double gdp_delta(double mu, double epsilon);
 /// ln delta(epsilon), finite where delta underflows (down to about -1e300).
 double gdp_log_delta(double mu, double epsilon);
 
+/// delta(epsilon) of mu-GDP rounded outward: never below the exact value (ln delta raised by the
+/// evaluation's error bound, the one gdp_epsilon certifies with, then exponentiated and moved one
+/// double up), and never above delta(0) <= mu / sqrt(2 pi), which also answers where the two
+/// terms of the profile cancel too much to be evaluated (tiny mu). At most 1. Same domain as
+/// gdp_delta.
+double gdp_delta_upper(double mu, double epsilon);
+
 /// The smallest epsilon >= 0 with delta(epsilon) <= delta for mu-GDP, rounded outward: the value
 /// returned is an upper bound of the exact one (TOMS 748 on ln delta(epsilon) - ln delta, the
 /// target lowered by the evaluation's error bound, the feasible bracket end, one double up).

@@ -391,6 +391,7 @@ AnalysisResult altschuler_talwar_b2(const TrainingRun& run) {
   auto r = applied(name, citation,
                    "q = b/n = " + format_number(st.batch / st.n) + ", sigma_AT = " +
                        format_number(st.sigma));
+  r.amplified_by_sampling = st.batch < st.n;
   try {
     for (double alpha : run.orders) r.R.push_back(at::bound_b2(st, alpha).value);
   } catch (const std::runtime_error& e) {
@@ -414,6 +415,7 @@ AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
   auto r = applied(name, citation,
                    "q = b/n = " + format_number(st.batch / st.n) + ", sigma_AT = " +
                        format_number(st.sigma) + ", c = " + format_number(c));
+  r.amplified_by_sampling = st.batch < st.n;
   try {
     for (double alpha : run.orders) r.R.push_back(at::bound_b3(st, alpha, c).value);
   } catch (const std::runtime_error& e) {

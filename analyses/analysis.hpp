@@ -86,6 +86,11 @@ struct AnalysisResult {
   std::function<double(double epsilon)> fdp_delta;
   /// Their privacy profile delta(epsilon) and the trade-off curve it certifies, for the outputs.
   std::function<pld::PrivacyCurves()> fdp_curves;
+  /// Set when the bound gains from a batch drawn at random at every step (sampling per-step or
+  /// poisson, the record in a step's batch with probability q < 1): amplification by subsampling.
+  /// compare and calibrate warn when such a run has no bound of this kind among those that may be
+  /// best (commands/compare.hpp, unamplified_sampling_warning).
+  bool amplified_by_sampling = false;
   /// When the status differs for this run from the analysis' own (e.g. a disputed bound whose
   /// doubtful step is not used by the run), the status that holds here and why.
   std::optional<AnalysisStatus> status_here;

@@ -268,6 +268,7 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
   const double q =
       run.sampling == BatchSampling::Poisson ? run.sampling_rate : static_cast<double>(run.batch_size) / run.n;
   AnalysisResult r = applying(name, citation);
+  r.amplified_by_sampling = q < 1.0;
   const std::int64_t steps = total_steps(plan);
   r.reason = std::string(run.sampling == BatchSampling::Poisson ? "Poisson, q = " : "q = b/n = ") + format_number(q);
   if (plan.stretches.size() == 1) r.reason += ", z = " + format_number(plan.stretches.front().z);

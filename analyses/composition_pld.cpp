@@ -79,6 +79,7 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   }
 
   // Poisson: the pairs of each phase, each event's Gaussian pair.
+  r.amplified_by_sampling = true;
   const bool add_remove = run.adjacency == Adjacency::AddRemove;
   std::vector<pld::Direction> directions(add_remove ? 2 : 1);
   for (const auto& s : plan.stretches) {

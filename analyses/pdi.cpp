@@ -53,6 +53,8 @@ void take_sampled_bound(const RunConfig& config, std::span<const double> orders,
     r.slope.reset();
   }
   r.reason += std::string("; ") + (lower_everywhere ? "" : "minimum of the worst case over placements and ") + s.method;
+  // Fresh batches every step: the averaged bound is amplification by subsampling.
+  r.amplified_by_sampling = config.spec.algorithm.sampling == BatchSampling::PerStep;
   if (s.worst_mu)
     r.reason += "; Gaussian-DP per placement (BSA 2024 shifted interpolation, the same shifts), worst mu = " +
                 format_number(*s.worst_mu) + (s.fdp_route == "gdp-mixture" ? ", profiles averaged over the draw" : "");

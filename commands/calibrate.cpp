@@ -163,6 +163,7 @@ class Curve {
     EpsilonAtOrder epsilon{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
     std::string tightest;
     std::string conversion;  ///< the conversion attaining epsilon (ComparisonEntry::conversion)
+    bool amplified = false;  ///< some analysis used amplifies by sampling (AnalysisResult::amplified_by_sampling)
   };
 
   const Evaluation& at(double x) {
@@ -195,6 +196,7 @@ class Curve {
         continue;
       }
       applying.push_back(a);
+      e.amplified = e.amplified || r.amplified_by_sampling;
       for (std::size_t j = 0; j < orders.size(); ++j) e.R[j] = std::min(e.R[j], r.R[j]);
       ComparisonEntry entry;
       entry.result = r;
@@ -364,6 +366,7 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   if (request.analysis == "best") {
     out.tightest = curve.at(x).tightest;
     out.include_disputed = spec.include_disputed;
+    out.amplification_warning = unamplified_sampling_warning(training_run_of(result.spec), curve.at(x).amplified);
   }
   if (is_steps(request)) out.not_monotone_in_steps.assign(curve.not_monotone().begin(), curve.not_monotone().end());
   return out;

@@ -77,6 +77,9 @@ struct CalibrationOutcome {
   /// Steps: the analyses used that are not monotone in the number of steps (empty: the returned
   /// count is the largest, and every smaller count meets the target too).
   std::vector<std::string> not_monotone_in_steps;
+  /// "best" on a run sampled at every step where no analysis used amplifies by sampling: the loud
+  /// line of unamplified_sampling_warning (commands/compare.hpp); empty otherwise.
+  std::string amplification_warning;
 };
 
 /// Calibrates the configured run (see the top of this file). Throws SpecError for invalid input

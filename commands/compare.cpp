@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "accounting/epsilon_delta.hpp"
 #include "accounting/epsilon_over_orders.hpp"
@@ -11,6 +12,7 @@
 #include "models/configured_solve.hpp"
 #include "models/privacy_model.hpp"
 #include "models/quadratic_exact.hpp"
+#include "numerics/format_number.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -99,6 +101,52 @@ void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const Analysis
   }
 }
 
+void assign_delta_at_epsilon(ComparisonEntry& e, std::span<const double> orders, double epsilon) {
+  double delta = std::numeric_limits<double>::infinity();
+  if (e.result.mu) {
+    delta = gdp_delta_upper(*e.result.mu, epsilon);  // exact profile: no conversion loses anything
+  } else {
+    // Every order certifies its own delta; an order where R is not known (NaN) certifies none.
+    std::vector<double> known_orders, known_R;
+    for (std::size_t j = 0; j < e.result.R.size() && j < orders.size(); ++j)
+      if (!std::isnan(e.result.R[j])) known_orders.push_back(orders[j]), known_R.push_back(e.result.R[j]);
+    if (!known_R.empty()) delta = best_delta(known_orders, known_R, epsilon, RdpConversion::Best).delta;
+  }
+  if (e.result.fdp_delta) {
+    try {
+      delta = std::min(delta, e.result.fdp_delta(epsilon));
+    } catch (const std::length_error&) {  // the PLD grid does not fit: the other routes still answer
+    }
+  }
+  e.delta_at_epsilon = std::isfinite(delta) ? std::min(delta, 1.0) : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string unamplified_sampling_warning(const TrainingRun& run, bool amplified) {
+  const bool poisson = run.sampling == BatchSampling::Poisson && run.sampling_rate < 1.0;
+  const bool per_step = run.sampling == BatchSampling::PerStep && static_cast<double>(run.batch_size) < run.n;
+  if (amplified || !(poisson || per_step)) return "";
+  std::string out = std::string("WARNING: epsilon is UNAMPLIFIED: the run samples a fresh batch at every step (") +
+                    batch_sampling_name(run.sampling) + ", q = " +
+                    format_number(poisson ? run.sampling_rate : static_cast<double>(run.batch_size) / run.n) +
+                    ") but no analysis that applies uses amplification by sampling, so every bound counts the "
+                    "record in every step.";
+  // The keys that let composition-sgm (or composition-pld) apply, as their reasons say.
+  if (run.adjacency == Adjacency::Replace && !run.gradients_norm_bounded) {
+    out += " Amplification needs per-record gradient norms <= S_g/2: declare domain.lipschitz_loss = true "
+           "(an L-Lipschitz loss, S_g = 2L)";
+    if (poisson)
+      out += ", or count neighbours as DP-SGD libraries do, domain.adjacency = \"add-remove\" (the clipping "
+             "norm then bounds the record's gradient itself)";
+    out += ".";
+  } else if (run.adjacency == Adjacency::AddRemove && per_step) {
+    out += " With fixed-size batches amplification is evaluated under replace adjacency: "
+           "domain.adjacency = \"replace\" with domain.lipschitz_loss = true.";
+  } else {
+    out += " See the reasons of composition-sgm and composition-pld.";
+  }
+  return out;
+}
+
 std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& e, const Analysis& analysis,
                                                      const AnalysisInput& input, std::span<const double> orders,
                                                      double delta) {
@@ -121,32 +169,43 @@ std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& e, c
 }
 
 ComparisonEntry compare_entry(const Analysis& analysis, const AnalysisInput& input, std::span<const double> orders,
-                              std::optional<double> delta) {
+                              std::optional<double> delta, std::optional<double> epsilon, bool curves) {
   ComparisonEntry e;
   e.result = analysis.assess(input, orders);
   e.result.name = analysis.name;
   if (e.result.citation.empty()) e.result.citation = analysis.citation;
   if (!e.result.applies)
     e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(), e.result.at_order = nullptr,
-        e.result.fdp_epsilon = nullptr;
+        e.result.fdp_epsilon = nullptr, e.result.fdp_delta = nullptr, e.result.fdp_curves = nullptr,
+        e.result.amplified_by_sampling = false;
   e.status = analysis.status_of(e.result);
   e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
   e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
   if (delta && e.result.applies) assign_epsilon(e, analysis, input, orders, *delta);
+  // A lower bound or a bound for some records only certifies no delta for the run.
+  if (epsilon && e.result.applies && bounds_the_run(e.status)) assign_delta_at_epsilon(e, orders, *epsilon);
+  if (curves && e.result.applies && e.result.fdp_curves) {
+    try {
+      e.curves = e.result.fdp_curves();
+    } catch (const std::length_error&) {  // the PLD grid does not fit: no curves, the bounds stand
+    }
+  }
   return e;
 }
 
-Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines, const ComparisonProgress& progress) {
+Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines, const ComparisonProgress& progress,
+                          bool curves) {
   const RunSpec& spec = config.spec;
   const TrainingRun run = training_run_of(spec);
   const AnalysisInput input{config, run, engines};
   Comparison c;
   c.orders = spec.orders;
   c.delta = spec.report_delta;
+  c.epsilon = spec.report_epsilon;
   c.include_disputed = spec.include_disputed;
   c.constants = constant_provenance(spec);
   for (const Analysis& analysis : analysis_registry()) {
-    c.entries.push_back(compare_entry(analysis, input, c.orders, c.delta));
+    c.entries.push_back(compare_entry(analysis, input, c.orders, c.delta, c.epsilon, curves));
     if (progress) progress(c.entries.size(), analysis_registry().size());
   }
 
@@ -156,8 +215,13 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
   double best_key = std::numeric_limits<double>::infinity();
   c.best_epsilon = kNaN;
   c.best_order = kNaN;
+  bool amplified = false;
   for (auto& e : c.entries) {
     if (!e.result.applies || !eligible_for_best(e.status, c.include_disputed)) continue;
+    amplified = amplified || e.result.amplified_by_sampling;
+    // delta at epsilon: its own minimum, possibly of another entry than the epsilon's.
+    if (e.delta_at_epsilon < c.best_delta || (std::isnan(c.best_delta) && !std::isnan(e.delta_at_epsilon)))
+      c.best_delta = e.delta_at_epsilon, c.best_delta_name = e.result.name;
     for (std::size_t j = 0; j < c.orders.size(); ++j) c.best_R[j] = std::min(c.best_R[j], e.result.R[j]);
     const double key = c.delta ? e.epsilon : e.result.R.back();
     if (key < best_key) {
@@ -168,6 +232,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
       if (c.delta) c.best_epsilon = e.epsilon, c.best_order = e.best_order, c.best_conversion = e.conversion;
     }
   }
+  if (!c.best_name.empty()) c.amplification_warning = unamplified_sampling_warning(run, amplified);
   if (quadratic_exact_applies(spec)) {
     const std::vector<double> slopes = quadratic::worst_case_rdp_slopes(quadratic_problem_of(spec), run.steps);
     for (double alpha : c.orders) c.exact_R.push_back(alpha * slopes.back());

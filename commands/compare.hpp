@@ -1,8 +1,10 @@
 #pragma once
 // `rdpdyn compare`: every registered analysis of the configured run side by side (analyses/
 // registry.cpp), with its status, the reason each one that does not apply gives, epsilon at the
-// requested delta and the tightest bound among the trusted ones.
+// requested delta, delta at the requested epsilon, the privacy profiles and trade-off curves of the
+// entries that know them, and the tightest bound among the trusted ones.
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -39,6 +41,13 @@ struct ComparisonEntry {
   /// Gaussian-DP entry (result.mu), epsilon its exact profile inverted (both epsilons, no order);
   /// "" without delta.
   std::string epsilon_orders;
+  /// At the report epsilon ([report] epsilon; dp_accounting's get_delta): the smallest certified delta
+  /// among the entry's routes (assign_delta_at_epsilon); NaN without epsilon, or where the entry does
+  /// not apply or does not bound the run (a lower bound, a record-specific bound).
+  double delta_at_epsilon = std::numeric_limits<double>::quiet_NaN();
+  /// The privacy profile delta(epsilon) and the trade-off curve of an entry that knows them
+  /// (result.fdp_curves: the PLD accountant), computed once; nullopt otherwise.
+  std::optional<pld::PrivacyCurves> curves;
 };
 
 struct Comparison {
@@ -53,6 +62,14 @@ struct Comparison {
   double best_epsilon = 0.0;             ///< the smallest epsilon of the eligible entries: best_name's, at best_order
   double best_order = 0.0;
   std::string best_conversion;           ///< the conversion attaining best_epsilon (ComparisonEntry::conversion)
+  std::optional<double> epsilon;         ///< [report] epsilon: each entry's delta_at_epsilon is taken there
+  /// The smallest delta_at_epsilon of the eligible entries (NaN without epsilon) and the entry attaining
+  /// it (it may differ from best_name, which is chosen by epsilon at delta).
+  double best_delta = std::numeric_limits<double>::quiet_NaN();
+  std::string best_delta_name;
+  /// A sampled run (per-step, Poisson) whose eligible entries that apply all ignore the sampling:
+  /// the loud line of unamplified_sampling_warning; empty otherwise.
+  std::string amplification_warning;
   /// For a quadratic loss: the exact divergence of the worst pair (a lower bound every valid
   /// analysis must respect), else empty.
   std::vector<double> exact_R;
@@ -78,6 +95,20 @@ bool eligible_for_best(AnalysisStatus status, bool include_disputed);
 void assign_epsilon(ComparisonEntry& entry, const Analysis& analysis, const AnalysisInput& input,
                     std::span<const double> orders, double delta, RdpConversion conversion = RdpConversion::Best);
 
+/// delta at `epsilon` of one valid entry, the smallest certified delta among its routes: its own
+/// profile (result.fdp_delta, the PLD accountant); for a Gaussian-DP entry (result.mu) the exact
+/// mu-GDP profile rounded outward (gdp_delta_upper); otherwise the smallest of the single-order
+/// conversions in their delta form (Mironov, improved, Asoodeh et al.; rdp_to_delta, rounded
+/// outward) over the recorded orders (best_delta). Sets entry.delta_at_epsilon.
+void assign_delta_at_epsilon(ComparisonEntry& entry, std::span<const double> orders, double epsilon);
+
+/// The line compare and calibrate print when the run draws a fresh random batch at every step
+/// (sampling = per-step or poisson, q < 1) and no eligible analysis that applies uses it
+/// (`amplified`: some has AnalysisResult::amplified_by_sampling): its epsilon counts the record in
+/// every step. Starts with "WARNING:" and names the keys that let an amplified analysis apply
+/// (domain.lipschitz_loss, domain.adjacency). Empty when the run is not sampled or `amplified`.
+std::string unamplified_sampling_warning(const TrainingRun& run, bool amplified);
+
 /// One conversion's epsilon of an entry: the conversion alone minimised as assign_epsilon minimises
 /// their minimum (recorded orders, and alpha in [1.001, 1e4] where R is known at any order).
 struct ConversionEpsilon {
@@ -94,17 +125,22 @@ std::vector<ConversionEpsilon> epsilon_by_conversion(const ComparisonEntry& entr
                                                      double delta);
 
 /// One row of `compare`: `analysis` evaluated at `orders`, its status for this run and, with a
-/// delta, its epsilon (assign_epsilon). A result that does not apply keeps only its reason; its
-/// epsilons are NaN, as they are without a delta.
+/// delta, its epsilon (assign_epsilon); with an epsilon, its delta there (assign_delta_at_epsilon);
+/// with `curves`, the profile and trade-off curve of an entry that knows them. A result that does not
+/// apply keeps only its reason; its epsilons and delta are NaN, as they are without a delta or
+/// epsilon.
 ComparisonEntry compare_entry(const Analysis& analysis, const AnalysisInput& input, std::span<const double> orders,
-                              std::optional<double> delta);
+                              std::optional<double> delta, std::optional<double> epsilon = std::nullopt,
+                              bool curves = false);
 
 /// Called after each analysis with (analyses done, analyses in the registry).
 using ComparisonProgress = std::function<void(std::size_t done, std::size_t total)>;
 
 /// Evaluates every registered analysis (the `pdi` entry runs the configured engine from
-/// `engines`; collective over its communicator for the finite-difference engine).
+/// `engines`; collective over its communicator for the finite-difference engine), at the report
+/// delta and epsilon of the configuration. `curves`: also the profiles and trade-off curves (off
+/// where only epsilon is wanted, e.g. a sweep's points: without a delta a PLD is composed for them).
 Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines,
-                          const ComparisonProgress& progress = {});
+                          const ComparisonProgress& progress = {}, bool curves = true);
 
 }  // namespace rdpdyn

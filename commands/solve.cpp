@@ -105,6 +105,15 @@ RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, Repo
                : "the recorded orders") +
         "; attribute conversion names the one attaining epsilon";
   }
+  if (spec.report_epsilon) {
+    // delta at [report] epsilon: the smallest of the single-order conversions in their delta form
+    // (rdp_to_delta, rounded outward) over the recorded orders of the outward-rounded final row.
+    const DeltaAtOrder d = best_delta(spec.orders, summary.final_R, *spec.report_epsilon, RdpConversion::Best);
+    auto& a = report.extra_attributes;
+    a["report_epsilon"] = format_number(*spec.report_epsilon);
+    a["delta_at_epsilon"] = format_number(d.delta);
+    a["delta_at_epsilon_order"] = format_number(d.order);
+  }
   if (sink) sink->finish(report.per_order, report.extra_attributes);
 
   // The final record: what the JSON summary and the table print.

@@ -58,7 +58,7 @@ void evaluate_analysis(const Analysis& analysis, const AnalysisInput& input, std
 
 /// The tightest eligible analysis at one valid point, as `compare` picks it.
 void evaluate_best(const RunConfig& config, const EngineRegistry& engines, SweepSurface& s, std::size_t point) {
-  const Comparison c = run_comparison(config, engines);
+  const Comparison c = run_comparison(config, engines, {}, /*curves=*/false);  // epsilon only
   if (c.best_name.empty()) {
     s.reason[point] = "no analysis eligible for best applies";
     return;

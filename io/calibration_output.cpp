@@ -28,7 +28,9 @@ std::string calibration_to_json(const CalibrationOutcome& o) {
                       {"conversion", o.conversion.empty() ? nlohmann::json() : nlohmann::json(o.conversion)},
                       {"evaluations", o.evaluations},
                       {"include_disputed", o.include_disputed},
-                      {"not_monotone_in_steps", o.not_monotone_in_steps}};
+                      {"not_monotone_in_steps", o.not_monotone_in_steps},
+                      {"amplification_warning",
+                       o.amplification_warning.empty() ? nlohmann::json() : nlohmann::json(o.amplification_warning)}};
   return j.dump();
 }
 
@@ -63,16 +65,18 @@ std::string calibration_summary(const CalibrationOutcome& o) {
   }
   return s + " meets epsilon = " + format_number(o.epsilon) + " <= " + format_number(o.target_epsilon) +
          " at delta = " + format_number(o.target_delta) +
-         // A Gaussian-DP analysis converts by its exact profile: no order.
+         // A Gaussian-DP analysis converts by its exact profile, the PLD accountant by its own: no order.
          (o.conversion == "gdp-mixture"
               ? std::string(" (Gaussian-DP profiles of the placements averaged, gdp-mixture")
+          : o.conversion == "pld" ? std::string(" (privacy loss distribution's profile, pld conversion")
           : std::isnan(o.best_order) || o.conversion == "gdp"
               ? std::string(" (exact GDP conversion")
               : " (order " + format_number(o.best_order) + ", " + o.conversion + " conversion") +
          ", analysis " +
          o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
          std::to_string(o.evaluations) + " evaluations)" +
-         (o.include_disputed ? "; disputed analyses were included ([report] include_disputed)" : "") + monotone_note(o);
+         (o.include_disputed ? "; disputed analyses were included ([report] include_disputed)" : "") + monotone_note(o) +
+         (o.amplification_warning.empty() ? "" : "\n" + o.amplification_warning);
 }
 
 }  // namespace rdpdyn

@@ -26,6 +26,27 @@ nlohmann::json numbers(const std::vector<double>& v) {
   return a;
 }
 
+/// "profile" and "tradeoff" of an entry with curves, null otherwise.
+nlohmann::json profile_json(const std::optional<pld::PrivacyCurves>& c) {
+  if (!c) return nullptr;
+  return {{"epsilon", numbers(c->epsilon)},
+          {"delta", numbers(c->delta)},
+          {"units", {{"epsilon", kUnitsProfileEpsilon}, {"delta", kUnitsProbability}}},
+          {"meaning", kProfileMeaning}};
+}
+nlohmann::json tradeoff_json(const std::optional<pld::PrivacyCurves>& c) {
+  if (!c) return nullptr;
+  return {{"alpha", numbers(c->alpha)}, {"beta", numbers(c->beta)}, {"meaning", kTradeoffMeaning}};
+}
+
+/// How the summary line names the route of an epsilon without an order.
+const char* orderless_route(const std::string& conversion) {
+  if (conversion == "gdp") return "exact GDP profile of the worst placement";
+  if (conversion == "gdp-mixture") return "Gaussian-DP profiles of the placements averaged (gdp-mixture)";
+  if (conversion == "pld") return "privacy loss distribution's profile (pld)";
+  return nullptr;
+}
+
 std::string joined(const std::vector<std::string>& entries, const char* separator) {
   std::string out;
   for (const auto& e : entries) out += (out.empty() ? "" : separator) + e;
@@ -60,7 +81,11 @@ std::string comparison_to_json(const Comparison& c) {
                              {"epsilon_recorded_orders", number_or_null(e.epsilon_recorded_orders)},
                              {"best_recorded_order", number_or_null(e.best_recorded_order)},
                              {"epsilon_orders", e.epsilon_orders.empty() ? nlohmann::json() : nlohmann::json(e.epsilon_orders)},
-                             {"conversion", e.conversion.empty() ? nlohmann::json() : nlohmann::json(e.conversion)}});
+                             {"conversion", e.conversion.empty() ? nlohmann::json() : nlohmann::json(e.conversion)},
+                             {"delta_at_epsilon", number_or_null(e.delta_at_epsilon)},
+                             {"profile", profile_json(e.curves)},
+                             {"tradeoff", tradeoff_json(e.curves)}});
+  j["epsilon"] = c.epsilon ? nlohmann::json(*c.epsilon) : nlohmann::json();
   j["include_disputed"] = c.include_disputed;
   j["statuses"] = nlohmann::json::object();
   for (AnalysisStatus s : kAllStatuses) j["statuses"][status_name(s)] = status_meaning(s);
@@ -70,7 +95,10 @@ std::string comparison_to_json(const Comparison& c) {
                {"mu", c.best_mu ? nlohmann::json(*c.best_mu) : nlohmann::json()},
                {"epsilon", number_or_null(c.best_epsilon)},
                {"best_order", number_or_null(c.best_order)},
-               {"conversion", c.best_conversion.empty() ? nlohmann::json() : nlohmann::json(c.best_conversion)}};
+               {"conversion", c.best_conversion.empty() ? nlohmann::json() : nlohmann::json(c.best_conversion)},
+               {"delta_at_epsilon", number_or_null(c.best_delta)},
+               {"delta_at_epsilon_analysis", c.best_delta_name.empty() ? nlohmann::json() : nlohmann::json(c.best_delta_name)}};
+  j["amplification_warning"] = c.amplification_warning.empty() ? nlohmann::json() : nlohmann::json(c.amplification_warning);
   if (!c.exact_R.empty()) j["exact"] = {{"name", "quadratic-exact"}, {"R", numbers(c.exact_R)}};
   j["declared_constants"] = c.constants.declared;
   j["derived_constants"] = c.constants.derived;
@@ -86,7 +114,12 @@ std::string comparison_table(const Comparison& c) {
     std::snprintf(buf, sizeof buf, " %12s", ("R@" + format_number(a)).c_str());
     out << buf;
   }
-  out << "           mu" << (c.delta ? "      epsilon" : "") << "\n";
+  out << "           mu" << (c.delta ? "      epsilon" : "");
+  if (c.epsilon) {
+    std::snprintf(buf, sizeof buf, " %12s", ("delta@" + format_number(*c.epsilon)).c_str());
+    out << buf;
+  }
+  out << "\n";
   for (const auto& e : c.entries) {
     const bool best = e.result.applies && e.result.name == c.best_name;
     std::snprintf(buf, sizeof buf, "%-30s %-15s %-9s", (e.result.name + (best ? " *" : "")).c_str(),
@@ -102,6 +135,11 @@ std::string comparison_table(const Comparison& c) {
       out << buf;
       if (c.delta) {
         std::snprintf(buf, sizeof buf, " %12.5g", e.epsilon);
+        out << buf;
+      }
+      if (c.epsilon) {
+        if (std::isnan(e.delta_at_epsilon)) std::snprintf(buf, sizeof buf, " %12s", "-");
+        else std::snprintf(buf, sizeof buf, " %12.5g", e.delta_at_epsilon);
         out << buf;
       }
       out << "\n";
@@ -120,19 +158,27 @@ std::string comparison_table(const Comparison& c) {
     std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s, mu = %.6g, exact GDP conversion)", c.best_epsilon,
                   c.best_name.c_str(), *c.best_mu);
     out << buf;
-  } else if (c.delta && (c.best_conversion == "gdp" || c.best_conversion == "gdp-mixture")) {
-    // An analysis with a Gaussian-DP route besides R (pdi per placement): no order.
-    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s, %s)", c.best_epsilon, c.best_name.c_str(),
-                  c.best_conversion == "gdp" ? "exact GDP profile of the worst placement"
-                                             : "Gaussian-DP profiles of the placements averaged (gdp-mixture)");
+  } else if (const char* route = c.delta ? orderless_route(c.best_conversion) : nullptr) {
+    // A route to epsilon besides R (pdi's Gaussian-DP per placement, the PLD accountant): no order.
+    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s, %s)", c.best_epsilon, c.best_name.c_str(), route);
     out << buf;
   } else if (c.delta) {
-    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s at alpha = %.6g, %s conversion)", c.best_epsilon,
-                  c.best_name.empty() ? "none" : c.best_name.c_str(), c.best_order,
+    char at[64] = "";  // an epsilon without an order names none
+    if (!std::isnan(c.best_order)) std::snprintf(at, sizeof at, " at alpha = %.6g", c.best_order);
+    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s%s, %s conversion)", c.best_epsilon,
+                  c.best_name.empty() ? "none" : c.best_name.c_str(), at,
                   c.best_conversion.empty() ? "no" : c.best_conversion.c_str());
     out << buf;
   }
+  if (c.epsilon && !c.best_delta_name.empty()) {
+    std::snprintf(buf, sizeof buf, "; smallest delta at epsilon = %s: %.5g (%s)", format_number(*c.epsilon).c_str(),
+                  c.best_delta, c.best_delta_name.c_str());
+    out << buf;
+  } else if (c.epsilon) {
+    out << "; no delta at epsilon = " << format_number(*c.epsilon);
+  }
   out << "\n";
+  if (!c.amplification_warning.empty()) out << c.amplification_warning << "\n";
   if (!c.best_name.empty() && c.best_status == AnalysisStatus::Disputed)
     out << "WARNING: the tightest bound, " << c.best_name << ", is DISPUTED (a suspected gap in its proof; see below); "
            "without include_disputed it would not be best\n";
@@ -142,6 +188,10 @@ std::string comparison_table(const Comparison& c) {
   out << "\n";
   out << "mu: Gaussian-DP parameter of the f-DP entries (R = alpha mu^2/2; epsilon by the exact mu-GDP profile, "
          "Dong, Roth & Su 2022 Cor 2.13)\n";
+  if (c.epsilon)
+    out << "delta@" << format_number(*c.epsilon) << ": certified delta at [report] epsilon, the smallest of the entry's "
+           "routes (its privacy loss distribution, the exact mu-GDP profile, the RDP conversions over the recorded "
+           "orders)\n";
   for (const auto& e : c.entries)
     if (e.status == AnalysisStatus::Disputed && e.result.applies)
       out << "disputed " << e.result.name << ": " << e.status_note << "\n";
@@ -182,6 +232,7 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       string_attribute(file, "units_R", kUnitsRdp);
       string_attribute(file, "units_orders", kUnitsOrder);
       number_attribute(file, "delta", c.delta ? *c.delta : kNaN);
+      if (c.epsilon) number_attribute(file, "epsilon", *c.epsilon);  // [report] epsilon (schema >= 4)
       string_attribute(file, "epsilon_conversion",
                        "smallest of the RDP conversions (Mironov 2017 Prop. 3; Balle et al. 2020 Thm 21 = Canonne, "
                        "Kamath, Steinke 2020 Prop. 12; Asoodeh et al. 2021; for bounds linear in alpha the zCDP route, "
@@ -206,6 +257,30 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
         number_attribute(d, "best_order", e.best_order);
         string_attribute(d, "epsilon_orders", e.epsilon_orders);
         string_attribute(d, "conversion", e.conversion);
+        number_attribute(d, "delta_at_epsilon", e.delta_at_epsilon);  // schema >= 4
+      }
+      // The profiles and trade-off curves of the entries that know them (schema >= 4): a group per
+      // entry, beside /analyses, whose members are one dataset per analysis.
+      bool any_curves = false;
+      for (const auto& e : c.entries) any_curves = any_curves || e.curves.has_value();
+      if (any_curves) {
+        H5::Group curves = file.createGroup("curves");
+        for (const auto& e : c.entries) {
+          if (!e.curves) continue;
+          H5::Group g = curves.createGroup(e.result.name);
+          string_attribute(g, "citation", e.result.citation);
+          const auto described = [](H5::DataSet d, const char* units, const std::string& description) {
+            string_attribute(d, "units", units);
+            string_attribute(d, "description", description);
+          };
+          described(vector_dataset(g, "profile_epsilon", e.curves->epsilon), kUnitsProfileEpsilon,
+                    "epsilon of the privacy profile (natural log), increasing from 0");
+          described(vector_dataset(g, "profile_delta", e.curves->delta), kUnitsProbability,
+                    std::string(kProfileMeaning) + " of profile_epsilon");
+          described(vector_dataset(g, "tradeoff_alpha", e.curves->alpha), kUnitsProbability,
+                    "type I error alpha, increasing from 0 to 1");
+          described(vector_dataset(g, "tradeoff_beta", e.curves->beta), kUnitsProbability, kTradeoffMeaning);
+        }
       }
       H5::Group best = file.createGroup("best");
       H5::DataSet d = vector_dataset(best, "R", c.best_R);
@@ -217,6 +292,9 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       number_attribute(d, "mu", c.best_mu ? *c.best_mu : kNaN);
       number_attribute(d, "best_order", c.best_order);
       string_attribute(d, "conversion", c.best_conversion);
+      number_attribute(d, "delta_at_epsilon", c.best_delta);  // schema >= 4
+      string_attribute(d, "delta_at_epsilon_analysis", c.best_delta_name);
+      string_attribute(file, "amplification_warning", c.amplification_warning);
     } catch (const H5::Exception& e) {
       throw std::runtime_error("HDF5 comparison '" + path.string() + "': " + e.getDetailMsg());
     }

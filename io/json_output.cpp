@@ -48,6 +48,12 @@ std::string report_to_json(const RunReport& report) {
     if (const auto c = report.extra_attributes.find("conversion"); c != report.extra_attributes.end())
       j["conversion"] = c->second;
   }
+  // [report] epsilon: delta there at the final time and the order attaining it (commands/solve.cpp).
+  if (const auto it = report.extra_attributes.find("delta_at_epsilon"); it != report.extra_attributes.end()) {
+    j["report_epsilon"] = std::stod(report.extra_attributes.at("report_epsilon"));
+    j["delta_at_epsilon"] = std::stod(it->second);
+    j["delta_at_epsilon_order"] = number_or_null(std::stod(report.extra_attributes.at("delta_at_epsilon_order")));
+  }
   return j.dump();
 }
 

@@ -9,7 +9,9 @@ namespace rdpdyn {
 /// {"orders": [...], "R": [... at the final time], "t": final time, "step": final step,
 ///  "closed_forms": {name: [... at the final time]}, "closed_form_roles": {name: role},
 ///  "engine", "gamma_mode", "version", "units": {...},
-///  "declared_constants": [...], "derived_constants": [...]}
+///  "declared_constants": [...], "derived_constants": [...]}; with [report] delta also "delta", "epsilon",
+///  "best_order", "conversion"; with [report] epsilon "report_epsilon", "delta_at_epsilon",
+///  "delta_at_epsilon_order".
 std::string report_to_json(const RunReport& report);
 
 }  // namespace rdpdyn

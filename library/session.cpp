@@ -48,7 +48,7 @@ ComparisonEntry Session::analyse(const RunConfig& run, std::string_view name, st
   const EngineRegistry engines = engines_for(run);
   const TrainingRun training = training_run_of(run.spec);
   const AnalysisInput input{run, training, engines};
-  return compare_entry(*analysis, input, run.spec.orders, delta ? delta : run.spec.report_delta);
+  return compare_entry(*analysis, input, run.spec.orders, delta ? delta : run.spec.report_delta, run.spec.report_epsilon);
 }
 
 }  // namespace rdpdyn

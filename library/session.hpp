@@ -35,8 +35,9 @@ class Session {
   EpsilonAtOrder epsilon(const RunConfig& run, std::span<const double> R, double delta) const;
 
   /// The registered analysis `name` evaluated on `run` at its orders, as its row of `rdpdyn compare`:
-  /// whether it applies (else why not), R, its status here, and epsilon at `delta` (default: the
-  /// run's report.delta; NaN without either). Throws SpecError for a name not in the registry.
+  /// whether it applies (else why not), R, its status here, epsilon at `delta` (default: the run's
+  /// report.delta; NaN without either), and delta_at_epsilon at the run's report.epsilon (NaN without
+  /// it). Throws SpecError for a name not in the registry.
   ComparisonEntry analyse(const RunConfig& run, std::string_view name,
                           std::optional<double> delta = std::nullopt) const;
 };

@@ -99,6 +99,13 @@ py::dict solve(const py::object& config, const py::dict& overrides) {
   out["epsilon"] = a.count("epsilon") ? py::object(py::float_(std::stod(a.at("epsilon")))) : py::object(py::none());
   out["best_order"] = a.count("best_order") ? py::object(py::float_(std::stod(a.at("best_order")))) : py::object(py::none());
   out["conversion"] = a.count("conversion") ? py::object(py::str(a.at("conversion"))) : py::object(py::none());
+  // [report] epsilon: delta there at the final time, as `solve --json` prints it.
+  const auto number_of = [&](const char* key) {
+    return a.count(key) ? number_or_none(std::stod(a.at(key))) : py::object(py::none());
+  };
+  out["report_epsilon"] = number_of("report_epsilon");
+  out["delta_at_epsilon"] = number_of("delta_at_epsilon");
+  out["delta_at_epsilon_order"] = number_of("delta_at_epsilon_order");
   const RunMetadata& m = report.metadata;
   py::dict meta;
   meta["version"] = m.program_version;
@@ -143,13 +150,31 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
     d["epsilon_recorded_orders"] = number_or_none(e.epsilon_recorded_orders);
     d["best_recorded_order"] = number_or_none(e.best_recorded_order);
     d["epsilon_orders"] = e.epsilon_orders;
-    // The conversion attaining epsilon (an RDP one, "gdp", or pdi's "gdp-mixture"); None without delta.
+    // The conversion attaining epsilon (an RDP one, "gdp", pdi's "gdp-mixture", "pld"); None without delta.
     d["conversion"] = e.conversion.empty() ? py::object(py::none()) : py::object(py::str(e.conversion));
+    d["delta_at_epsilon"] = number_or_none(e.delta_at_epsilon);
+    // The PLD entries' privacy profile and trade-off curve, as the JSON's "profile" and "tradeoff".
+    if (e.curves) {
+      py::dict profile, tradeoff;
+      profile["epsilon"] = numpy(std::move(e.curves->epsilon));
+      profile["delta"] = numpy(std::move(e.curves->delta));
+      profile["units"] = py::dict(py::arg("epsilon") = kUnitsProfileEpsilon, py::arg("delta") = kUnitsProbability);
+      profile["meaning"] = kProfileMeaning;
+      tradeoff["alpha"] = numpy(std::move(e.curves->alpha));
+      tradeoff["beta"] = numpy(std::move(e.curves->beta));
+      tradeoff["meaning"] = kTradeoffMeaning;
+      d["profile"] = profile;
+      d["tradeoff"] = tradeoff;
+    } else {
+      d["profile"] = py::none();
+      d["tradeoff"] = py::none();
+    }
     analyses.append(d);
   }
   py::dict out;
   out["orders"] = numpy(std::move(c.orders));
   out["delta"] = c.delta ? py::object(py::float_(*c.delta)) : py::object(py::none());
+  out["epsilon"] = c.epsilon ? py::object(py::float_(*c.epsilon)) : py::object(py::none());
   out["analyses"] = analyses;
   out["include_disputed"] = c.include_disputed;
   py::dict best;
@@ -160,7 +185,12 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
   best["mu"] = c.best_mu ? py::object(py::float_(*c.best_mu)) : py::object(py::none());
   best["best_order"] = number_or_none(c.best_order);
   best["conversion"] = c.best_conversion.empty() ? py::object(py::none()) : py::object(py::str(c.best_conversion));
+  best["delta_at_epsilon"] = number_or_none(c.best_delta);
+  best["delta_at_epsilon_analysis"] =
+      c.best_delta_name.empty() ? py::object(py::none()) : py::object(py::str(c.best_delta_name));
   out["best"] = best;
+  out["amplification_warning"] =
+      c.amplification_warning.empty() ? py::object(py::none()) : py::object(py::str(c.amplification_warning));
   out["exact_R"] = c.exact_R.empty() ? py::object(py::none()) : py::object(numpy(std::move(c.exact_R)));
   out["declared_constants"] = c.constants.declared;
   out["derived_constants"] = c.constants.derived;
@@ -208,6 +238,8 @@ py::dict calibrate(const py::object& config, const py::dict& overrides, double e
   out["evaluations"] = o.evaluations;
   out["include_disputed"] = o.include_disputed;
   out["not_monotone_in_steps"] = o.not_monotone_in_steps;
+  out["amplification_warning"] =
+      o.amplification_warning.empty() ? py::object(py::none()) : py::object(py::str(o.amplification_warning));
   return out;
 }
 

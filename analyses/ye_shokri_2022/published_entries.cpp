@@ -80,6 +80,7 @@ AnalysisResult thm4_3(const TrainingRun& run) {
   const double w = step_cost(run, static_cast<double>(run.batch_size));
   for (double a : run.orders) r.R.push_back(thm43(a, run.steps, p, q, w));
   r.applies = true;
+  r.amplified_by_sampling = p < 1.0;
   r.reason = "exponentiated recursion over " + std::to_string(run.steps) + " steps, sampling rate b/n = " + fmt(p) +
              ", exponent (1 - eta lambda)^2 = " + fmt(q);
   return r;

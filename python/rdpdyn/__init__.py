@@ -45,7 +45,10 @@ class Solution:
     orders, steps, t, lsi_constant, R (records x orders), closed_forms {name: records x orders},
     closed_form_roles, epsilon / best_order / delta / conversion (with [report] delta, at the final
     time, as `solve --json`; conversion names the RDP -> (epsilon, delta) conversion attaining
-    epsilon, docs/analyses.md section 4), extras (engine series), metadata (engine, method, constants, units, ...).
+    epsilon, docs/analyses.md section 4), report_epsilon / delta_at_epsilon / delta_at_epsilon_order
+    (with [report] epsilon: the certified delta there at the final time, the smallest of the
+    conversions over the orders, and the order attaining it; else None), extras (engine series),
+    metadata (engine, method, constants, units, ...).
     """
 
     def __init__(self, d):
@@ -60,7 +63,7 @@ class Solution:
             data[name] = (dims, values, {"role": self.closed_form_roles[name],
                                          "citation": self.closed_form_citations[name]})
         attrs = {k: v for k, v in self.metadata.items() if isinstance(v, str)}
-        for k in ("epsilon", "delta", "best_order", "conversion"):
+        for k in ("epsilon", "delta", "best_order", "conversion", "report_epsilon", "delta_at_epsilon"):
             if getattr(self, k) is not None:
                 attrs[k] = getattr(self, k)
         return xr.Dataset(data, coords={"step": self.steps, "order": self.orders,
@@ -76,8 +79,22 @@ class Solution:
 class AnalysisResult:
     """One analysis of `compare`: name, status, status_note, applies, reason, citation, R (None
     when it does not apply), epsilon, best_order and conversion (None without a delta; conversion:
-    improved, asoodeh, mironov, zcdp, gdp, or gdp-mixture for pdi on shuffle-once runs), epsilon_recorded_orders,
-    mu (the Gaussian-DP parameter of the f-DP entries, whose epsilon is their exact profile; else None)."""
+    improved, asoodeh, mironov, zcdp, gdp, gdp-mixture for pdi on shuffle-once runs, or pld for
+    composition-pld), epsilon_recorded_orders, mu (the Gaussian-DP parameter of the f-DP entries,
+    whose epsilon is their exact profile; else None), and
+
+    - delta_at_epsilon: the certified delta at [report] epsilon (dp_accounting's get_delta), the
+      smallest of the entry's routes (its privacy loss distribution, the exact mu-GDP profile, the RDP
+      conversions over the recorded orders); None without [report] epsilon, where the entry does not
+      apply, or for a bound that is not a bound on the run (lower-bound, record-specific);
+    - profile: for the entries that know their privacy profile (composition-pld on Poisson runs), a
+      dict of numpy arrays "epsilon" (nats, increasing from 0) and "delta" (certified upper bounds of
+      delta(epsilon)), with "units" and "meaning"; else None:
+      ``c["composition-pld"].profile["delta"]``;
+    - tradeoff: for the same entries, a dict of numpy arrays "alpha" (type I errors from 0 to 1) and
+      "beta" (a certified lower bound of the type II error at each alpha, non-increasing), with
+      "meaning"; else None.
+    """
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -90,7 +107,11 @@ class AnalysisResult:
 
 class Comparison:
     """`rdpdyn compare`: `analyses` (every registered analysis, AnalysisResult), `best` (the
-    tightest trusted one: name, status, R, epsilon, best_order, conversion, mu), orders, delta; comparison["pdi"]."""
+    tightest trusted one: name, status, R, epsilon, best_order, conversion, mu; delta_at_epsilon, the
+    smallest delta at [report] epsilon of the trusted ones, and delta_at_epsilon_analysis, the one
+    attaining it), orders, delta, epsilon ([report] epsilon or None), amplification_warning (the
+    WARNING line of a run sampled at every step that no analysis amplifies, else None);
+    comparison["pdi"], comparison["composition-pld"].profile["delta"]."""
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -111,9 +132,12 @@ class Comparison:
         return xr.Dataset(
             {"R": (("analysis", "order"), np.array([a.R for a in valid]).reshape(len(valid), len(self.orders))),
              "epsilon": ("analysis", [nan if a.epsilon is None else a.epsilon for a in valid]),
+             "delta_at_epsilon": ("analysis", [nan if a.delta_at_epsilon is None else a.delta_at_epsilon
+                                               for a in valid]),
              "status": ("analysis", [a.status for a in valid])},
             coords={"analysis": [a.name for a in valid], "order": self.orders},
-            attrs={"best": self.best["name"] or "", **({"delta": self.delta} if self.delta else {})})
+            attrs={"best": self.best["name"] or "", **({"delta": self.delta} if self.delta else {}),
+                   **({"epsilon": self.epsilon} if self.epsilon is not None else {})})
 
     def __repr__(self):
         return f"<rdpdyn.Comparison {len(self.analyses)} analyses, best {self.best['name']}>"
@@ -121,7 +145,9 @@ class Comparison:
 
 class Calibration:
     """`rdpdyn calibrate`: target, sigma, sigma_at, noise_multiplier, steps, epsilon (achieved, <=
-    epsilon_target), best_order, conversion, analysis, tightest, evaluations (as `calibrate --json`)."""
+    epsilon_target), best_order, conversion, analysis, tightest, evaluations, amplification_warning
+    (analysis "best" on a run sampled at every step that no analysis amplifies: the WARNING line;
+    else None) (as `calibrate --json`)."""
 
     def __init__(self, d):
         self.__dict__.update(d)

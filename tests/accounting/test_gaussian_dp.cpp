@@ -61,6 +61,33 @@ TEST_CASE("GDP: delta(epsilon) of DRS Cor 2.13 against mpmath, also where it can
   CHECK_THROWS_AS(gdp_delta(1.0, -1.0), std::invalid_argument);
 }
 
+TEST_CASE("GDP: delta(epsilon) rounded outward is an upper bound, a tight one", "[gdp][accounting]") {
+  // 50-digit mpmath values of Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) (the references above).
+  struct Ref { double mu, eps, delta; };
+  const Ref refs[] = {{0.5, 0.0, 0.19741265136584744848},     {0.5, 1.0, 0.0068295949831145753842},
+                      {1.0, 0.5, 0.23842170813487662832},     {1.0, 3.0, 0.0015371853694009548469},
+                      {2.0, 1.0, 0.50986166005467015308},     {0.1, 0.5, 6.8565824558387371436e-9},
+                      {0.01, 0.05, 5.4814402007468725614e-10}, {3.0, 10.0, 0.018589514315857806058},
+                      {0.2, 5.0, 2.9548333577107147769e-139}, {0.001, 0.004, 7.1595624349382469315e-9}};
+  for (const auto& r : refs) {
+    INFO("mu = " << r.mu << ", epsilon = " << r.eps);
+    const double d = gdp_delta_upper(r.mu, r.eps);
+    CHECK(d >= r.delta);
+    CHECK(d >= gdp_delta(r.mu, r.eps));
+    CHECK(d <= r.delta * (1.0 + 1e-9));
+    CHECK(d <= 1.0);
+  }
+  CHECK(gdp_delta_upper(0.0, 1.0) == 0.0);
+  CHECK(gdp_delta_upper(std::numeric_limits<double>::infinity(), 1.0) == 1.0);
+  // A mu too small to evaluate the profile's difference: delta(0) <= mu / sqrt(2 pi) answers.
+  CHECK(gdp_delta_upper(1e-300, 0.0) <= 1e-300);
+  CHECK(gdp_delta_upper(1e-300, 0.0) > 0.0);
+  // Consistent with the inverse: at gdp_epsilon(mu, delta) the certified delta is at most delta.
+  CHECK(gdp_delta_upper(1.0, gdp_epsilon(1.0, 1e-5)) <= 1e-5 * (1.0 + 1e-9));
+  CHECK_THROWS_AS(gdp_delta_upper(-1.0, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS(gdp_delta_upper(1.0, -1.0), std::invalid_argument);
+}
+
 TEST_CASE("GDP: epsilon(delta) inverts the profile, rounded outward", "[gdp][accounting]") {
   struct Ref { double mu, delta, eps; };
   const Ref refs[] = {{0.5, 1e-05, 1.9930914044151196213},       {1.0, 1e-05, 4.3771780956812246086},

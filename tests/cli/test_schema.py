@@ -35,7 +35,7 @@ def is_number_text(text):
 def check_file(label, path, command):
     with h5py.File(path, "r") as f:
         a = f.attrs
-        check(f"{label}: schema_version is an int32 = 3", a["schema_version"].dtype == np.int32 and a["schema_version"] == 3,
+        check(f"{label}: schema_version is an int32 = 4", a["schema_version"].dtype == np.int32 and a["schema_version"] == 4,
               repr(a.get("schema_version")))
         for name, value in (("program", "rdpdyn"), ("command", command)):
             check(f"{label}: {name} = {value}", a.get(name) == value, a.get(name))
@@ -86,6 +86,14 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([RDPDYN, "compare", os.path.join(EX, "ye_shokri_fmnist.toml"), "-o", out], capture_output=True, text=True)
     check("compare runs", r.returncode == 0, r.stderr)
     check_file("compare", out, "compare")
+    # With [report] epsilon and a PLD entry: delta_at_epsilon, the root epsilon and /curves (schema >= 4).
+    out = os.path.join(tmp, "compare_pld.h5")
+    r = subprocess.run([RDPDYN, "compare", os.path.join(EX, "dpsgd_accounting.toml"), "-o", out,
+                        "--set", "report.epsilon=2"], capture_output=True, text=True)
+    check("compare (PLD, report.epsilon) runs", r.returncode == 0, r.stderr)
+    a = check_file("compare, PLD curves", out, "compare")
+    check("compare: root epsilon is the float64 2", isinstance(a.get("epsilon"), np.floating) and a["epsilon"] == 2.0,
+          a.get("epsilon"))
     out = os.path.join(tmp, "sweep.h5")
     r = subprocess.run([RDPDYN, "sweep", os.path.join(EX, "sweep_surface.toml"), "-o", out, "--quiet",
                         "--set", "sweep.axis[0].range={start = 0.01, stop = 1.0, count = 3, scale = \"log\"}",

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "accounting/epsilon_delta.hpp"
+#include "accounting/gaussian_dp.hpp"
 #include "commands/compare.hpp"
 #include "io/config.hpp"
 #include "models/privacy_model.hpp"
@@ -104,6 +105,68 @@ TEST_CASE("compare: Asoodeh et al.'s conversion attains epsilon of DP-SGD at sma
     CHECK(epsilon_improved(8.0, e.result.R[2], 1e-5) == Approx(1.231816466894613).epsilon(1e-10));
     CHECK(e.epsilon <= e.epsilon_recorded_orders);
     CHECK(e.epsilon == Approx(1.05264).epsilon(1e-5));
-    CHECK(c.best_conversion == "asoodeh");
+    // best is composition-pld, the PLD of the same pairs, below every RDP conversion.
+    CHECK(c.best_name == "composition-pld");
+    CHECK(c.best_conversion == "pld");
+    CHECK(c.best_epsilon < e.epsilon);
   }
+}
+
+TEST_CASE("compare: delta at epsilon is the smallest of an entry's routes, each rounded outward", "[compare][delta]") {
+  // Case C above with [report] epsilon: the RDP entries' delta is the best conversion over the
+  // recorded orders; composition-pld's own profile is below it; best_delta the smallest eligible one.
+  RunConfig config = parse_config_text(
+      "[orders]\nvalues = [2, 4, 8, 16, 32, 64, 128, 256]\n"
+      "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\nsampling_rate = 0.001\nsteps = 1000\n"
+      "noise_multiplier = 0.8\nn = 60000\n[domain]\nadjacency = \"add-remove\"\n[report]\ndelta = 1e-5\nepsilon = 1\n",
+      "caseC.toml");
+  const Comparison c = run_comparison(config, engine_registry(MPI_COMM_SELF));
+  REQUIRE(c.epsilon == 1.0);
+  double smallest = INFINITY;
+  for (const auto& e : c.entries) {
+    if (!e.result.applies) {
+      CHECK(std::isnan(e.delta_at_epsilon));
+      CHECK(!e.curves);
+      continue;
+    }
+    if (e.result.name == "composition-sgm")
+      CHECK(e.delta_at_epsilon == best_delta(c.orders, e.result.R, 1.0, RdpConversion::Best).delta);
+    if (e.result.name == "gdp-composition")
+      CHECK(e.delta_at_epsilon == gdp_delta_upper(*e.result.mu, 1.0));
+    if (e.result.name == "composition-pld") {
+      REQUIRE(e.curves);
+      CHECK(e.delta_at_epsilon <= best_delta(c.orders, e.result.R, 1.0, RdpConversion::Best).delta);
+      CHECK(e.delta_at_epsilon == e.result.fdp_delta(1.0));
+    }
+    if (eligible_for_best(e.status, c.include_disputed)) smallest = std::min(smallest, e.delta_at_epsilon);
+  }
+  CHECK(c.best_delta == smallest);
+  CHECK(c.best_delta_name == "composition-pld");
+  CHECK(c.amplification_warning.empty());
+}
+
+TEST_CASE("compare: the warning of sampled runs that nothing amplifies names the keys that change it", "[compare][delta]") {
+  TrainingRun run;
+  run.n = 60000;
+  run.batch_size = 600;
+  run.sampling = BatchSampling::PerStep;
+  run.adjacency = Adjacency::Replace;
+  const std::string per_step = unamplified_sampling_warning(run, false);
+  CHECK_THAT(per_step, Catch::StartsWith("WARNING: epsilon is UNAMPLIFIED") && Catch::Contains("domain.lipschitz_loss = true") &&
+                           !Catch::Contains("add-remove"));
+  CHECK(unamplified_sampling_warning(run, true).empty());  // some analysis amplifies
+  run.adjacency = Adjacency::AddRemove;
+  CHECK_THAT(unamplified_sampling_warning(run, false), Catch::Contains("domain.adjacency = \"replace\""));
+  run.adjacency = Adjacency::Replace;
+  run.sampling = BatchSampling::Poisson;
+  run.sampling_rate = 0.01;
+  CHECK_THAT(unamplified_sampling_warning(run, false),
+             Catch::Contains("domain.lipschitz_loss = true") && Catch::Contains("domain.adjacency = \"add-remove\""));
+  run.sampling_rate = 1.0;  // every record in every batch: nothing to amplify
+  CHECK(unamplified_sampling_warning(run, false).empty());
+  run.sampling = BatchSampling::FullBatch;
+  CHECK(unamplified_sampling_warning(run, false).empty());
+  run.sampling = BatchSampling::PerStep;
+  run.batch_size = 60000;  // b = n
+  CHECK(unamplified_sampling_warning(run, false).empty());
 }

@@ -207,6 +207,65 @@ def test_calibrate_equals_cli():
     assert e.value.key == "epsilon"
 
 
+def test_compare_delta_at_epsilon_and_curves_equal_cli():
+    """[report] epsilon (items 3 of the outputs issue): delta_at_epsilon per analysis and best, and the
+    PLD entry's profile and trade-off curve as numpy arrays, equal to the CLI's JSON."""
+    c = rdpdyn.compare(EXAMPLES / "dpsgd_accounting.toml", **{"report.epsilon": 2})
+    ref = cli_json("compare", EXAMPLES / "dpsgd_accounting.toml", "--set", "report.epsilon=2")
+    assert c.epsilon == ref["epsilon"] == 2.0
+    for a, r in zip(c.analyses, ref["analyses"]):
+        assert a.delta_at_epsilon == r["delta_at_epsilon"]
+        assert (a.profile is None) == (r["profile"] is None) and (a.tradeoff is None) == (r["tradeoff"] is None)
+    pld, sgm = c["composition-pld"], c["composition-sgm"]
+    assert 0 < pld.delta_at_epsilon < sgm.delta_at_epsilon
+    assert sgm.profile is None and sgm.tradeoff is None
+    profile, tradeoff = pld.profile, pld.tradeoff
+    r = next(x for x in ref["analyses"] if x["name"] == "composition-pld")
+    assert isinstance(profile["delta"], np.ndarray) and isinstance(tradeoff["beta"], np.ndarray)
+    np.testing.assert_array_equal(profile["epsilon"], r["profile"]["epsilon"])
+    np.testing.assert_array_equal(profile["delta"], r["profile"]["delta"])
+    np.testing.assert_array_equal(tradeoff["alpha"], r["tradeoff"]["alpha"])
+    np.testing.assert_array_equal(tradeoff["beta"], r["tradeoff"]["beta"])
+    assert profile["units"] == {"epsilon": "nats", "delta": "probability"} and "type II" in tradeoff["meaning"]
+    # The profile is non-increasing and brackets the delta at epsilon = 2; beta is a trade-off curve.
+    assert np.all(np.diff(profile["delta"]) <= 0) and np.all((profile["delta"] >= 0) & (profile["delta"] <= 1))
+    i = np.searchsorted(profile["epsilon"], 2.0) - 1
+    assert profile["delta"][i + 1] * (1 - 1e-9) <= pld.delta_at_epsilon <= profile["delta"][i] * (1 + 1e-9)
+    assert np.all(np.diff(tradeoff["beta"]) <= 0) and np.all((tradeoff["beta"] >= 0) & (tradeoff["beta"] <= 1))
+    assert np.all(tradeoff["beta"] <= 1 - tradeoff["alpha"] + 1e-12)
+    assert c.best["delta_at_epsilon"] == ref["best"]["delta_at_epsilon"] == pld.delta_at_epsilon
+    assert c.best["delta_at_epsilon_analysis"] == "composition-pld" and c.amplification_warning is None
+    assert "delta_at_epsilon" in c.to_xarray()
+    # Without [report] epsilon: None, the curves still.
+    plain = rdpdyn.compare(EXAMPLES / "dpsgd_accounting.toml")
+    assert plain.epsilon is None and plain["composition-pld"].delta_at_epsilon is None
+    np.testing.assert_array_equal(plain["composition-pld"].profile["delta"], profile["delta"])
+
+
+def test_solve_delta_at_epsilon_equals_cli():
+    sets = {"report.epsilon": 0.05, "report.delta": 1e-5}
+    run = rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml", **sets)
+    ref = cli_json("solve", EXAMPLES / "figure1_lambda1.toml", *sum((["--set", f"{k}={v}"] for k, v in sets.items()), []))
+    assert run.report_epsilon == ref["report_epsilon"] == 0.05
+    assert run.delta_at_epsilon == ref["delta_at_epsilon"] and 0 < run.delta_at_epsilon < 1
+    assert run.delta_at_epsilon_order == ref["delta_at_epsilon_order"] and run.delta_at_epsilon_order in run.orders
+    assert rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml").delta_at_epsilon is None
+
+
+def test_amplification_warning_of_unamplified_sampled_runs():
+    """Fixed-size batches drawn every step under replace adjacency without lipschitz_loss: nothing
+    amplifies, and compare and calibrate say so, naming the key."""
+    config = {"orders": {"values": [2, 4, 8, 16]},
+              "algorithm": {"kind": "noisy-sgd", "sampling": "per-step", "batch_size": 600, "n": 60000,
+                            "steps": 10000, "noise_multiplier": 1.1},
+              "report": {"delta": 1e-5}}
+    c = rdpdyn.compare(config)
+    assert c.amplification_warning.startswith("WARNING:") and "domain.lipschitz_loss = true" in c.amplification_warning
+    k = rdpdyn.calibrate(config, epsilon=2, delta=1e-5, for_="noise_multiplier")
+    assert k.amplification_warning == c.amplification_warning
+    assert rdpdyn.compare(config, **{"domain.lipschitz_loss": True}).amplification_warning is None
+
+
 def test_sweep_equals_cli():
     sets = {"sweep.axis[0].range.count": 3, "sweep.axis[1].range.count": 4, "orders.count": 5}
     ds = rdpdyn.sweep(EXAMPLES / "sweep_surface.toml", as_xarray=False, **sets)
