@@ -57,7 +57,7 @@ void truncate(LossDistribution& p, double tail, double log_drop) {
                                                          : (p.log_weighted_error <= std::log(tail) ? -kInf : kInf);
   while (hi > 1 && top + m[hi - 1] <= tail && p.loss_at(hi - 1) > lowest_cut) top += m[--hi];
   std::size_t lo = 0;
-  double dropped = -kInf;
+  double dropped = -kInf, dropped_mass = 0.0;
   while (lo + 1 < hi) {
     if (m[lo] == 0.0) {
       ++lo;
@@ -65,8 +65,11 @@ void truncate(LossDistribution& p, double tail, double log_drop) {
     }
     const double w = std::log(m[lo]) + p.tilt * p.loss_at(lo);
     const double next = log_add(dropped, w);
-    if (next > log_drop) break;
+    // both small: the weighted mass (what it costs) and the mass itself (so that a tilt dominated by
+    // a far tail never drops the body of the distribution)
+    if (next > log_drop || dropped_mass + m[lo] > tail) break;
     dropped = next;
+    dropped_mass += m[lo];
     ++lo;
   }
   if (top > 0.0) {
@@ -220,6 +223,9 @@ LossDistribution compose(const LossDistribution& a, const LossDistribution& b, c
   };
   tilt(a, at, ra, underflow_a);
   tilt(b, bt, rb, underflow_b);
+  if (a.mass.size() + b.mass.size() - 1 > d.max_points)
+    throw std::length_error("a PLD convolution would need " + std::to_string(a.mass.size() + b.mass.size() - 1) +
+                            " grid points, more than the limit " + std::to_string(d.max_points));
   const double log_scale = theta * (ra + rb);  // weighted error = tilted-units error * e^{log_scale}
   const double amp = std::log(std::max(1.0, amplification));
   const double ma = log_moment(a, theta), mb = log_moment(b, theta);
@@ -234,9 +240,16 @@ LossDistribution compose(const LossDistribution& a, const LossDistribution& b, c
   p.offset = a.offset + b.offset;
   p.mass.resize(c.values.size());
   const double cap = total(a.mass) * total(b.mass) * (1.0 + 1e-12);  // the exact entries are at most this
+  // Entries at the round-off floor (tilted value <= twice the L2 error bound, which bounds every
+  // entry's error) are set to 0: untilted, that noise would be multiplied by e^{theta (ref - l)}.
+  // The exact entry there is at most the value plus its error, so zeroing adds at most the value:
+  // the values zeroed are charged to the weighted ledger.
+  const double floor = 2.0 * c.l1_error / std::sqrt(static_cast<double>(std::max<std::size_t>(c.values.size(), 1)));
+  double zeroed = 0.0;
   for (std::size_t i = 0; i < p.mass.size(); ++i) {
     const double v = c.values[i];
-    if (v <= 0.0) {
+    if (v <= floor) {
+      zeroed += v;
       p.mass[i] = 0.0;
       continue;
     }
@@ -252,6 +265,7 @@ LossDistribution compose(const LossDistribution& a, const LossDistribution& b, c
   if (wa > -kInf) w = log_add(w, wa + mb);
   if (wb > -kInf) w = log_add(w, wb + log_add(ma, wa));
   if (c.l1_error > 0.0) w = log_add(w, std::log(c.l1_error) + log_scale);
+  if (zeroed > 0.0) w = log_add(w, std::log(zeroed * (1.0 + 1e-12)) + log_scale);
   p.log_weighted_error = w == -kInf ? w : w + 1e-12;
   p.absolute_error = (a.absolute_error + b.absolute_error) * (1.0 + 4.0 * u);
   // The tilts' exponentials are rounded: a componentwise relative error of about (span + 4) u each way.

@@ -14,7 +14,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kCoarsestGrid = 0x1p-7;
-constexpr double kFinestGrid = 0x1p-20;
+constexpr double kFinestGrid = 0x1p-18;
 
 double worst_epsilon(const std::vector<LossDistribution>& plds, double delta) {
   double e = 0.0;

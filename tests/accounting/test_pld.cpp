@@ -36,7 +36,9 @@ std::vector<double> random_distribution(std::mt19937_64& rng, std::size_t n, boo
   return v;
 }
 
-pld::PldAccountant accountant_of(std::shared_ptr<const pld::DominatingPair> pair, long steps, double accuracy = 1e-4) {
+// Accuracy 1e-3: every value is certified at any accuracy; this one keeps the grids (and the test) small
+// while the results stay within the 0.5% asked of them.
+pld::PldAccountant accountant_of(std::shared_ptr<const pld::DominatingPair> pair, long steps, double accuracy = 1e-3) {
   pld::AccountantOptions o;
   o.accuracy = accuracy;
   return pld::PldAccountant({{{std::move(pair), steps}}}, o);
@@ -78,13 +80,13 @@ TEST_CASE("Pairs: the profile brackets the exact delta at the exact epsilon (40-
     INFO("q = " << r.q << ", z = " << r.z << ", remove = " << r.remove << ", delta = " << r.delta);
     CHECK(d.upper() >= r.delta * (1.0 - 1e-15));
     CHECK(d.lower() <= r.delta * (1.0 + 1e-15));
-    CHECK(d.upper() - d.lower() <= 1e-9 * r.delta + 1e-13);
+    CHECK(d.upper() - d.lower() <= 1e-9 * r.delta + 1e-12);
   }
   // the Gaussian pair at any epsilon equals the mu-GDP profile (Dong, Roth & Su 2022 Cor 2.13)
   for (double mu : {0.1, 1.0, 3.0})
     for (double eps : {0.0, 0.5, 2.0, 8.0}) {
       const pld::Approx d = pld::gaussian_pair(mu).hockey_stick(eps);
-      CHECK(d.value == Approx(gdp_delta(mu, eps)).epsilon(1e-12));
+      CHECK(d.value == Approx(gdp_delta(mu, eps)).epsilon(1e-10).margin(1e-200));  // both carry ~u a^2 error (a = eps/mu)
     }
 }
 
@@ -92,7 +94,7 @@ TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pl
   SECTION("one step, every exact value") {
     for (const auto& r : pld_reference::kExactSingleStep) {
       if (r.epsilon == 0.0) continue;
-      const pld::EpsilonBounds e = accountant_of(subsampled(r.q, r.z, r.remove), 1).epsilon(r.delta);
+      const pld::EpsilonBounds e = accountant_of(subsampled(r.q, r.z, r.remove), 1, 1e-4).epsilon(r.delta);
       INFO("q = " << r.q << ", z = " << r.z << ", remove = " << r.remove << ", delta = " << r.delta << ", exact " << r.epsilon);
       CHECK(e.upper >= r.epsilon);
       CHECK(e.upper <= r.epsilon * 1.005 + 1e-4);
@@ -136,6 +138,7 @@ TEST_CASE("PLD composition: within 0.5% of dp_accounting's pessimistic PLD on DP
   for (const auto& s : pld_reference::kPeerSettings) {
     if (s.pld_add_remove > 60.0) continue;  // s21: epsilon 150 (a grid to 300 nats), measured in docs only
     pld::AccountantOptions o;
+    o.accuracy = 1e-3;
     pld::PldAccountant acc({{{subsampled(s.q, s.noise_multiplier, true), s.steps}}, {{subsampled(s.q, s.noise_multiplier, false), s.steps}}}, o);
     const pld::EpsilonBounds e = acc.epsilon(s.delta);
     INFO(s.name << ": q = " << s.q << ", z = " << s.noise_multiplier << ", T = " << s.steps << ", delta = " << s.delta
@@ -146,7 +149,7 @@ TEST_CASE("PLD composition: within 0.5% of dp_accounting's pessimistic PLD on DP
     // norm-bounded antipodal pair, which it dominates
     auto replace = std::make_shared<pld::SharedComponentPair>(
         s.q, std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(2.0 / s.noise_multiplier)));
-    if (s.pld_replace < 60.0) {
+    if (s.steps <= 1000) {  // longer runs give replace epsilons of hundreds (no norm bound: docs/pld.md)
       const double r = accountant_of(replace, s.steps).epsilon(s.delta).upper;
       INFO("replace: dp_accounting " << s.pld_replace << ", rdpdyn " << r);
       CHECK(r >= s.pld_replace * (1.0 - 1e-3));
