@@ -39,7 +39,9 @@ AnalysisResult refused(std::string why) {
 // log(1 - q + q e^{alpha (alpha-1) mu^2/2}) / (alpha - 1), rounded up.
 double shared_component_rdp(double q, double mu, double alpha) {
   const double inner = alpha * (alpha - 1.0) * mu * mu / 2.0;
-  const double v = std::log1p(q * std::expm1(inner)) / (alpha - 1.0);
+  // log(1 - q + q e^x) = x + log(q + (1 - q) e^{-x}) once e^x would overflow
+  const double v = (inner < 500.0 ? std::log1p(q * std::expm1(inner)) : inner + std::log(q + (1.0 - q) * std::exp(-inner))) /
+                   (alpha - 1.0);
   return outward::round_up(v, 64.0 * outward::kUnitRoundoff * (1.0 + inner));
 }
 

@@ -242,7 +242,7 @@ std::vector<Analysis> build_registry() {
        H,
        "not a bound for general losses (the paper's Sec. 4.3 gives counterexamples); exact for algorithm.loss = "
        "\"linear\"; docs/analyses.md, \"steinke-last-iterate\"",
-       false, accountant(steinke_last_iterate), /*monotone_in_steps=*/false},
+       false, accountant(steinke_last_iterate)},
       {"bok-su-altschuler-full-batch",
        "Bok, Su & Altschuler 2024 (arXiv:2403.00278) Sec. 4, NoisyGD, strongly convex (shifted interpolation)", P, "",
        true, gdp_paper(bok_su_altschuler_full_batch)},

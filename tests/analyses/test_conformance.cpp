@@ -444,6 +444,10 @@ Run sgd(Rng& rng, BatchSampling sampling) {
   }
   s.diameter = diameter_of(rng, p.eta, s.algorithm.sensitivity, static_cast<double>(s.algorithm.batch_size));
   s.gradients_norm_bounded = coin(rng, sampling == BatchSampling::PerStep ? 0.7 : 0.5);
+  if (sampling == BatchSampling::Poisson) {  // DP-SGD: the PLD and last-iterate entries' setting
+    s.algorithm.sampling_rate = static_cast<double>(s.algorithm.batch_size) / s.algorithm.n;
+    s.adjacency = coin(rng, 0.7) ? Adjacency::AddRemove : Adjacency::Replace;
+  }
   return {std::string("sgd/") + batch_sampling_name(sampling), config_of(s), std::nullopt};
 }
 
@@ -521,6 +525,7 @@ const std::vector<Run>& all_runs() {
         {7000, 40, [](Rng& r, int) { return sgd(r, BatchSampling::ShuffleOnce); }},
         {8000, 40, [](Rng& r, int) { return sgd(r, BatchSampling::Shuffle); }},
         {9000, 60, [](Rng& r, int) { return sgd(r, BatchSampling::PerStep); }},
+        {12000, 40, [](Rng& r, int) { return sgd(r, BatchSampling::Poisson); }},
         {10000, 25, [](Rng& r, int i) { return outside_papers(r, i); }},
         {11000, 50, [](Rng& r, int) { return langevin(r); }},
     };

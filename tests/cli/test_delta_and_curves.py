@@ -79,6 +79,8 @@ for x in obj["analyses"]:
     if not x["applies"]:
         check(f"{x['name']}: no delta, no curves where it does not apply",
               x["delta_at_epsilon"] is None and x["profile"] is None and x["tradeoff"] is None)
+    elif x["status"] == "heuristic":
+        check(f"{x['name']}: a heuristic reports no delta at epsilon (not a bound)", x["delta_at_epsilon"] is None)
     elif x["mu"] is None:
         # An RDP entry: the smallest conversion over the recorded orders, rounded outward (never below).
         ref = rdp_delta(obj["orders"], x["R"], 2.0)
