@@ -84,6 +84,9 @@ struct AnalysisResult {
   /// Set by entries that know their privacy profile (the PLD accountant): a certified delta at
   /// epsilon ([report] epsilon; dp_accounting's get_delta).
   std::function<double(double epsilon)> fdp_delta;
+  /// The grid spacing such an entry refined its PLD to at delta (nats), so that a search over nearby
+  /// runs (calibrate) can keep it instead of refining again.
+  std::function<double(double delta)> fdp_grid;
   /// Their privacy profile delta(epsilon) and the trade-off curve it certifies, for the outputs.
   std::function<pld::PrivacyCurves()> fdp_curves;
   /// Set when the bound gains from a batch drawn at random at every step (sampling per-step or

@@ -129,6 +129,7 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
       return kInf;  // the grid does not fit: no certificate from this route (the RDP one still answers)
     }
   };
+  r.fdp_grid = [accountant](double delta) { return accountant->grid(delta); };
   r.fdp_delta = [accountant, reference](double epsilon) { return accountant->delta(epsilon, reference).upper; };
   r.fdp_curves = [accountant, reference]() { return accountant->curves(reference, std::min(reference, 1e-10) * 1e-2); };
   return r;

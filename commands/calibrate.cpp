@@ -196,6 +196,9 @@ class Curve {
         continue;
       }
       applying.push_back(a);
+      // A PLD entry refines its grid on the first candidate; later candidates keep that grid (every
+      // grid is certified, refining again would only cost time).
+      if (r.fdp_grid && !base_.spec.pld.grid) pld_grid_ = r.fdp_grid(request_.delta);
       e.amplified = e.amplified || r.amplified_by_sampling;
       for (std::size_t j = 0; j < orders.size(); ++j) e.R[j] = std::min(e.R[j], r.R[j]);
       ComparisonEntry entry;
@@ -213,6 +216,7 @@ class Curve {
     }
     if (applying.empty()) throw SpecError("--analysis", "\"best\"", "no analysis applies at " + where(x));
     if (memo_.empty()) chosen_ = applying;  // the start: later candidates ask only these
+    if (pld_grid_ && !base_.spec.pld.grid) base_.spec.pld.grid = pld_grid_;
     for (const Analysis* a : applying)
       if (!a->monotone_in_steps) not_monotone_.insert(a->name);
     return memo_.emplace(x, std::move(e)).first->second;
@@ -235,6 +239,7 @@ class Curve {
   std::vector<const Analysis*> chosen_;
   std::map<double, Evaluation> memo_;
   std::set<std::string> not_monotone_;
+  std::optional<double> pld_grid_;
 };
 
 /// Geometric bracket [lo, hi] around the configured noise (sigma or noise multiplier): target met
