@@ -60,6 +60,19 @@ Approx GaussianMixturePair::forward_loss(double x) const {
   return {value, 8.0 * (j + 8.0) * u * (1.0 + std::fabs(value) + scale)};
 }
 
+// L'(x): the mean of the means under the softmax weights w_j e^{m_j x - m_j^2/2}.
+double GaussianMixturePair::forward_slope(double x) const {
+  double top = -kInf;
+  for (const auto& c : components_) top = std::max(top, c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight));
+  double num = 0.0, den = 0.0;
+  for (const auto& c : components_) {
+    const double e = std::exp(c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight) - top);
+    num += c.mean * e;
+    den += e;
+  }
+  return num / den;
+}
+
 // A threshold t whose exact forward loss is >= target (above) or <= target (below), near the root.
 double GaussianMixturePair::threshold_for(double target, bool above) const {
   // One or two components (a Gaussian, a Poisson-subsampled Gaussian): the root in closed form,
@@ -82,15 +95,8 @@ double GaussianMixturePair::threshold_for(double target, bool above) const {
   // step is what the loss's error bound needs at the slope L'(x) (the softmax mean of the means).
   double step = 4.0 * u * std::max(1.0, std::fabs(x));
   if (std::isfinite(x)) {
-    double top = -kInf;
-    for (const auto& c : components_) top = std::max(top, c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight));
-    double num = 0.0, den = 0.0;
-    for (const auto& c : components_) {
-      const double e = std::exp(c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight) - top);
-      num += c.mean * e;
-      den += e;
-    }
-    if (num > 0.0) step = std::max(step, 2.0 * forward_loss(x).error * den / num);
+    const double slope = forward_slope(x);
+    if (slope > 0.0) step = std::max(step, 2.0 * forward_loss(x).error / slope);
   }
   for (int i = 0; i < 200; ++i) {
     const Approx l = forward_loss(x);
@@ -113,15 +119,7 @@ double GaussianMixturePair::newton_root(double target) const {
     const Approx l = forward_loss(x);
     if (l.value < target) a = x; else b = x;
     if (std::fabs(l.value - target) <= l.error || b - a <= 4.0 * u * std::max(1.0, std::fabs(x))) break;
-    double top = -kInf;
-    for (const auto& c : components_) top = std::max(top, c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight));
-    double num = 0.0, den = 0.0;
-    for (const auto& c : components_) {
-      const double e = std::exp(c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight) - top);
-      num += c.mean * e;
-      den += e;
-    }
-    const double slope = num / den;
+    const double slope = forward_slope(x);
     double next = slope > 0.0 ? x - (l.value - target) / slope : 0.5 * (a + b);
     if (!(next > a && next < b)) next = 0.5 * (a + b);
     x = next;

@@ -48,6 +48,7 @@ class GaussianMixturePair final : public DominatingPair {
  private:
   double threshold_for(double target_forward_loss, bool above) const;
   double newton_root(double target_forward_loss) const;
+  double forward_slope(double x) const;
   // delta at the exact loss of threshold t, its error bound, and P(L > that loss)
   double forward_value(double t, double& error, double& p_tail) const;
   double reverse_value(double t, double& error, double& p_tail) const;

@@ -26,18 +26,6 @@ double log_add(double x, double y) {
   return m + std::log1p(std::exp(std::min(x, y) - m));
 }
 
-// log sum_i m_i e^{theta l_i} of the finite masses (-infinity when all are 0)
-double log_moment(const LossDistribution& p, double theta) {
-  double top = -kInf;
-  for (std::size_t i = 0; i < p.mass.size(); ++i)
-    if (p.mass[i] > 0.0) top = std::max(top, theta * p.loss_at(i));
-  if (top == -kInf) return -kInf;
-  double sum = 0.0;
-  for (std::size_t i = 0; i < p.mass.size(); ++i)
-    if (p.mass[i] > 0.0) sum += p.mass[i] * std::exp(theta * p.loss_at(i) - top);
-  return top + std::log(sum) + 8.0 * u * (1.0 + std::fabs(top));  // rounded up a little
-}
-
 void check_grid(double h) {
   int e = 0;
   if (!(h > 0.0) || std::frexp(h, &e) != 0.5)
@@ -125,6 +113,17 @@ double solve_profile(const LossDistribution& p, double target) {
 }
 
 }  // namespace
+
+double log_moment(const LossDistribution& p, double theta) {
+  double top = -kInf;
+  for (std::size_t i = 0; i < p.mass.size(); ++i)
+    if (p.mass[i] > 0.0) top = std::max(top, theta * p.loss_at(i));
+  if (top == -kInf) return -kInf;
+  double sum = 0.0;
+  for (std::size_t i = 0; i < p.mass.size(); ++i)
+    if (p.mass[i] > 0.0) sum += p.mass[i] * std::exp(theta * p.loss_at(i) - top);
+  return top + std::log(sum) + 8.0 * u * (1.0 + std::fabs(top));  // rounded up a little
+}
 
 double LossDistribution::error_at(double epsilon) const {
   const double weighted = log_weighted_error == -kInf ? 0.0 : std::exp(log_weighted_error - tilt * epsilon);

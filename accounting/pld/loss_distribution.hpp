@@ -79,6 +79,9 @@ LossDistribution compose(const LossDistribution& a, const LossDistribution& b, c
 /// The PLD of `times` compositions of `a` with itself (times >= 1), by repeated squaring.
 LossDistribution self_compose(const LossDistribution& a, std::int64_t times, const Discretisation& d);
 
+/// log sum_i m_i e^{theta l_i} over the finite masses (-infinity when there are none), rounded up.
+double log_moment(const LossDistribution& p, double theta);
+
 /// A PLD with all its mass at loss 0 (the identity of composition: no privacy cost).
 LossDistribution no_loss(double h);
 

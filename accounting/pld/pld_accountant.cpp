@@ -39,22 +39,6 @@ PldAccountant::PldAccountant(std::vector<Direction> directions, AccountantOption
     throw std::invalid_argument("PLD accuracy " + format_number(options_.accuracy) + " must lie in (0, 1)");
 }
 
-namespace {
-
-// log sum_i m_i e^{theta l_i} of a PLD's finite masses.
-double log_moment_of(const LossDistribution& p, double theta) {
-  double top = -kInf;
-  for (std::size_t i = 0; i < p.mass.size(); ++i)
-    if (p.mass[i] > 0.0) top = std::max(top, theta * p.loss_at(i));
-  if (top == -kInf) return -kInf;
-  double sum = 0.0;
-  for (std::size_t i = 0; i < p.mass.size(); ++i)
-    if (p.mass[i] > 0.0) sum += p.mass[i] * std::exp(theta * p.loss_at(i) - top);
-  return top + std::log(sum);
-}
-
-}  // namespace
-
 PldAccountant::Composed PldAccountant::compose_at(double h, double reference_delta, double epsilon_hint) const {
   std::size_t parts = 0;
   for (const auto& d : directions_) parts += d.size();
@@ -75,7 +59,7 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
     for (double theta = 0.02; theta <= 64.0; theta *= 1.1) {
       double moment = 0.0;
       for (std::size_t k = 0; k < ones.size(); ++k)
-        moment += static_cast<double>(direction[k].count) * log_moment_of(ones[k], theta);
+        moment += static_cast<double>(direction[k].count) * log_moment(ones[k], theta);
       const double bound = (moment - std::log(reference_delta)) / theta;
       if (bound < best_bound) best_bound = bound, best_theta = theta;
     }
@@ -85,7 +69,7 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
     // Each of the ~2 log2(steps) operations gets its share, relative to the weighted mass it makes.
     double moment = 0.0, operations = 1.0;
     for (std::size_t k = 0; k < ones.size(); ++k) {
-      moment += static_cast<double>(direction[k].count) * log_moment_of(ones[k], best_theta);
+      moment += static_cast<double>(direction[k].count) * log_moment(ones[k], best_theta);
       operations += 2.0 * std::log2(static_cast<double>(direction[k].count) + 1.0) + 1.0;
     }
     d.log_error_budget = std::min(std::log(1e-9), std::log(1e-8 * reference_delta) + best_theta * epsilon_hint - moment -
