@@ -6,7 +6,7 @@ import sys, mpmath as M
 from common import Recorder
 
 DPS, DPS2 = 70, 110
-OUT = '/work/refs/partial/exact_1d.json'
+OUT = 'reference_output/exact_1d.json'
 
 def fmt(x, n=40):
     return M.nstr(x, n, min_fixed=-5, max_fixed=5, strip_zeros=False)

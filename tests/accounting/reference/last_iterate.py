@@ -11,7 +11,7 @@ Binomial terms with b_j < 1e-90 are dropped (changes delta by < total dropped ma
 import sys, mpmath as M
 from common import Recorder
 
-OUT = '/work/refs/partial/last_iterate.json'
+OUT = 'reference_output/last_iterate.json'
 DPS = 60
 
 def fmt(x, n=40):

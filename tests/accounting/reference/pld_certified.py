@@ -435,7 +435,7 @@ GROUPS = [
 
 def main(which):
     if which in ('remove', 'add'):
-        rec = Recorder('/work/refs/partial/pld_%s.json' % which, meta={"script": "pld_certified.py", "h": H})
+        rec = Recorder('reference_output/pld_%s.json' % which, meta={"script": "pld_certified.py", "h": H})
         for q, z, ks in GROUPS:
             ss = build_subsampled(q, z, which, max(ks))
             for k in ks:
@@ -444,7 +444,7 @@ def main(which):
                     continue
                 run_case(rec, 2, setting, which, ss, k, which)
     elif which == 'replace':
-        rec = Recorder('/work/refs/partial/pld_replace.json', meta={"script": "pld_certified.py", "h": H})
+        rec = Recorder('reference_output/pld_replace.json', meta={"script": "pld_certified.py", "h": H})
         for q, z, ks in [(0.01, 1.0, [1, 5, 20]), (0.1, 1.0, [1, 5, 20]), ]:
             ss = build_replace(q, z)
             for k in ks:

@@ -2,7 +2,7 @@
 because the run was limited to two tilted passes.  Updates partial/pld_replace.json in place
 (keeps the tighter of old/new bound for each target)."""
 import sys, json, math, os
-sys.path.insert(0, '/work/refs/scripts')
+sys.path.insert(0, __import__('os').path.dirname(__import__('os').path.abspath(__file__)))
 from pld_certified import *
 q, z, k, eps_target = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 ss = build_replace(q, z)
@@ -12,7 +12,7 @@ print('theta', th, flush=True)
 pinf_k = min(1.0, k * ss['p_inf'] * (1 + 1e-12))
 c_lo, dlo = kfold_certified(a_lo, k, th, 'lo'); Clo = Curve(c_lo, k * o_lo, 'lo')
 c_up, dup = kfold_certified(a_up, k, th, 'up'); Cup = Curve(c_up, k * o_up, 'up', extra=pinf_k)
-p = '/work/refs/partial/pld_replace.json'
+p = 'reference_output/pld_replace.json'
 d = json.load(open(p))
 for r in d['records']:
     s = r['setting']
