@@ -51,8 +51,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   if (auto problem = accountant_input_problem(run)) return refused(*problem);
   if (run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson)
     return refused(std::string("sampling = ") + batch_sampling_name(run.sampling) +
-                   ": the PLD composition here covers Poisson-sampled and full-batch steps; with fixed-size batches "
-                   "the record is in one batch per epoch (composition-gaussian and gdp-composition account for it)");
+                   ": the PLD composition here covers Poisson-sampled and full-batch steps; fixed-size batches "
+                   "(partition, shuffle: one use per epoch; per-step: b of n without replacement) are accounted by "
+                   "composition-gaussian, gdp-composition and composition-sgm");
   auto planned = composition_plan(spec, run);
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(*why);
   const CompositionPlan& plan = std::get<CompositionPlan>(planned);
