@@ -7,6 +7,8 @@
 
 #include "accounting/gaussian_dp.hpp"
 #include "accounting/pld/gaussian_mixture_pair.hpp"
+#include "accounting/pld/poisson_replace_pair.hpp"
+#include "accounting/pld/worse_of_pairs.hpp"
 #include "accounting/pld/shared_component_pair.hpp"
 #include "accounting/sampled_gaussian.hpp"
 #include "analyses/composition.hpp"
@@ -35,24 +37,19 @@ AnalysisResult refused(std::string why) {
   return r;
 }
 
-// Rényi divergence of the replace pair (1-q) A + q N(mu) against (1-q) A + q N(0), A apart:
-// log(1 - q + q e^{alpha (alpha-1) mu^2/2}) / (alpha - 1), rounded up.
-double shared_component_rdp(double q, double mu, double alpha) {
-  const double inner = alpha * (alpha - 1.0) * mu * mu / 2.0;
-  // log(1 - q + q e^x) = x + log(q + (1 - q) e^{-x}) once e^x would overflow
-  const double v = (inner < 500.0 ? std::log1p(q * std::expm1(inner)) : inner + std::log(q + (1.0 - q) * std::exp(-inner))) /
-                   (alpha - 1.0);
-  return outward::round_up(v, 64.0 * outward::kUnitRoundoff * (1.0 + inner));
-}
-
 }  // namespace
 
 AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   if (auto problem = accountant_input_problem(run)) return refused(*problem);
-  if (run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson)
+  const bool per_step = run.sampling == BatchSampling::PerStep;
+  if (per_step && run.adjacency == Adjacency::AddRemove)
+    return refused("sampling = per-step under add-remove adjacency: a fixed-size batch refills the removed record's "
+                   "slot, which the subsampling theorem here (Dong, Roth & Su 2022, Thm 4.2, replace-one) does not "
+                   "cover; composition-gaussian and gdp-composition account it");
+  if (run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson && !per_step)
     return refused(std::string("sampling = ") + batch_sampling_name(run.sampling) +
-                   ": the PLD composition here covers Poisson-sampled and full-batch steps; fixed-size batches "
-                   "(partition, shuffle: one use per epoch; per-step: b of n without replacement) are accounted by "
+                   ": the PLD composition here covers Poisson-sampled, per-step (b of n drawn afresh) and full-batch "
+                   "steps; batches fixed within an epoch (partition, shuffle: one use per epoch) are accounted by "
                    "composition-gaussian, gdp-composition and composition-sgm");
   auto planned = composition_plan(spec, run);
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(*why);
@@ -67,9 +64,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   r.applies = true;
   const std::int64_t steps = total_steps(plan);
   const bool poisson = run.sampling == BatchSampling::Poisson;
-  const double q = poisson ? run.sampling_rate : 1.0;
+  const double q = poisson ? run.sampling_rate : per_step ? static_cast<double>(run.batch_size) / run.n : 1.0;
 
-  if (!poisson || q == 1.0) {
+  if (q == 1.0) {
     // Gaussians only: the exact Gaussian-DP profile of the composition.
     double mu2 = 0.0;
     for (const auto& s : plan.stretches)
@@ -81,19 +78,33 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     return r;
   }
 
-  // Poisson: the pairs of each phase, each event's Gaussian pair.
+  // Sampled steps: the pairs of each phase, each event's Gaussian pair.
   r.amplified_by_sampling = true;
   const bool add_remove = run.adjacency == Adjacency::AddRemove;
+  // Poisson under replace-one: the pair given the batch size (needs an integer n for the sizes' law;
+  // otherwise the shared-component pair, which needs nothing).
+  const bool sizes_revealed = poisson && !add_remove && run.n == std::floor(run.n);
+  const auto bins = sizes_revealed ? pld::binomial_size_bins(run.n, q, 0.0, run.n) : std::vector<std::pair<double, double>>{};
   std::vector<pld::Direction> directions(add_remove ? 2 : 1);
   for (const auto& s : plan.stretches) {
     if (s.steps <= 0 || std::isinf(s.z)) continue;
     if (add_remove) {
       directions[0].push_back({std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Forward)), s.steps});
       directions[1].push_back({std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Reverse)), s.steps});
+    } else if (per_step) {
+      directions[0].push_back({pld::fixed_size_subsampled_gaussian_pair(q, 1.0 / s.z), s.steps});
+    } else if (sizes_revealed) {
+      directions[0].push_back({pld::sizes_revealed_step_pair(bins, 1.0 / s.z), s.steps});
     } else {
       auto inner = std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(1.0 / s.z));
       directions[0].push_back({std::make_shared<pld::SharedComponentPair>(q, inner), s.steps});
     }
+  }
+  if (sizes_revealed) {
+    r.status_here = AnalysisStatus::Derived;
+    r.status_note_here = "Poisson under replace-one: each step given its batch size is Dong, Roth & Su's C_{k/n} "
+                         "(arXiv:1905.02383, Thm 4.2), the sizes' law revealed (derived here: docs/pld.md, "
+                         "\"Replace-one adjacency\")";
   }
   for (double m : plan.event_mus)
     for (auto& d : directions) d.push_back({std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(m)), 1});
@@ -104,17 +115,19 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     for (const auto& s : plan.stretches) {
       if (s.steps <= 0 || std::isinf(s.z)) continue;
       total += static_cast<double>(s.steps) *
-               (add_remove ? sampled_gaussian_rdp_upper(q, s.z, alpha) : shared_component_rdp(q, 1.0 / s.z, alpha));
+               (add_remove ? sampled_gaussian_rdp_upper(q, s.z, alpha) : pld::shared_component_gaussian_rdp(q, 1.0 / s.z, alpha));
     }
     r.R.push_back(total);
   }
-  r.reason = std::string("Poisson, q = ") + format_number(q);
+  r.reason = std::string(per_step ? "per-step batches of b of n, q = b/n = " : "Poisson, q = ") + format_number(q);
   if (plan.stretches.size() == 1) r.reason += ", z = " + format_number(plan.stretches.front().z);
   r.reason += ", " + std::to_string(steps) + " steps";
   if (plan.stretches.size() > 1) r.reason += ", " + std::to_string(plan.stretches.size()) + " phases";
   if (plan.events > 0) r.reason += ", " + std::to_string(plan.events) + " released Gaussian event(s)";
-  r.reason += add_remove ? "; add/remove: remove and add pairs composed separately, delta the larger"
-                         : "; replace: one common component apart (S_g bounds only the gradients' difference)";
+  r.reason += add_remove      ? "; add/remove: remove and add pairs composed separately, delta the larger"
+              : per_step       ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
+              : sizes_revealed ? "; replace: C_{k/n}(G(1/z)) given the batch size k, the sizes' law revealed"
+                               : "; replace: one common component apart (S_g bounds only the gradients' difference)";
   if (directions[0].empty()) return r;  // nothing depends on the record: R = 0, epsilon 0
 
   pld::AccountantOptions options;

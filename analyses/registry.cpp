@@ -8,6 +8,7 @@
 #include "analyses/composition.hpp"
 #include "analyses/composition_pld.hpp"
 #include "analyses/steinke_2025.hpp"
+#include "analyses/noisysgd_window.hpp"
 #include "analyses/dong_roth_su_2022.hpp"
 #include "analyses/ganesh_thakurta_upadhyay_2022.hpp"
 #include "analyses/quadratic_exact_profile.hpp"
@@ -160,6 +161,15 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> pro
   };
 }
 
+/// Adapts a profile accountant of a paper's setting (one phase, no events, R_0 = 0): the setting
+/// first, then as profile_accountant().
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> paper_profile(SpecAnalysis f) {
+  return [inner = profile_accountant(f)](const AnalysisInput& in, std::span<const double> orders) {
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
+    return inner(in, orders);
+  };
+}
+
 constexpr auto P = AnalysisStatus::Published;
 constexpr auto D = AnalysisStatus::Derived;
 constexpr auto X = AnalysisStatus::Disputed;
@@ -250,6 +260,14 @@ std::vector<Analysis> build_registry() {
        "Bok, Su & Altschuler 2024 (arXiv:2403.00278) Sec. 4, NoisyCGD, strongly convex (Thm 4.5 as cited by third "
        "parties; formula of the authors' scripts plot_table_ncgd_fdp.py, table_privacy_lr.py)",
        P, "", true, gdp_paper(bok_su_altschuler_cyclic)},
+      {"noisysgd-window",
+       "derived from Bok, Su & Altschuler 2024 (arXiv:2403.00278), shifted interpolation: NoisySGD with batches drawn "
+       "at every step (b of n, or Poisson), strongly convex smooth losses, replace-one; a window of the last K steps "
+       "composed as PLDs, the earlier steps' shift averaged over its law",
+       D,
+       "docs/derivations/noisysgd_window.md (Theorem A; Poisson: section 1.4), reviewed in docs/analyses.md, "
+       "\"noisysgd-window\"; the paper's own NoisySGD theorem could not be read here, so this is not its formula",
+       false, paper_profile(noisysgd_window), /*monotone_in_steps=*/false},
       {"gdp-composition", "Dong, Roth & Su 2022 (arXiv:1905.02383) Thm 2.7, Cor 3.3 (Gaussian-DP composition)", P, "",
        true, gdp_spec(gdp_composition)},
       {"exact",

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "numerics/format_number.hpp"
+#include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn::pld {
 
@@ -30,6 +31,14 @@ void SharedComponentPair::loss_range(double tail, double& lo, double& hi) const 
 
 std::string SharedComponentPair::describe() const {
   return "shared component (1 - q) apart, q = " + format_number(q_) + ", with " + inner_->describe();
+}
+
+double shared_component_gaussian_rdp(double q, double mu, double alpha) {
+  const double inner = alpha * (alpha - 1.0) * mu * mu / 2.0;
+  // log(1 - q + q e^x) = x + log(q + (1 - q) e^{-x}) once e^x would overflow
+  const double v = (inner < 500.0 ? std::log1p(q * std::expm1(inner)) : inner + std::log(q + (1.0 - q) * std::exp(-inner))) /
+                   (alpha - 1.0);
+  return outward::round_up(v, 64.0 * outward::kUnitRoundoff * (1.0 + inner));
 }
 
 }  // namespace rdpdyn::pld

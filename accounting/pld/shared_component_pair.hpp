@@ -30,4 +30,9 @@ class SharedComponentPair final : public DominatingPair {
   std::shared_ptr<const DominatingPair> inner_;
 };
 
+/// The Rényi divergence of order alpha > 1 of the pair with a Gaussian inside, (1-q) A + q N(mu, 1)
+/// against (1-q) A + q N(0, 1), A apart: log(1 - q + q e^{alpha (alpha-1) mu^2/2}) / (alpha - 1)
+/// (the components apart add their Rényi sums), rounded up.
+double shared_component_gaussian_rdp(double q, double mu, double alpha);
+
 }  // namespace rdpdyn::pld
