@@ -105,7 +105,8 @@ AnalysisResult bok_su_altschuler_cyclic(const TrainingRun& run) {
       return refuse(std::string("stated for batches taken in a fixed cyclic order (NoisyCGD); the run samples a "
                                 "fresh batch each step (") +
                     batch_sampling_name(run.sampling) +
-                    "): that is the paper's NoisySGD theorem, not implemented here (docs/analyses.md section 3.6)");
+                    "): that is the paper's NoisySGD theorem, not implemented here (docs/analyses.md section 3.6); "
+                    "noisysgd-window bounds such runs");
   }
   if (auto why = training_run_problem(run)) return refuse(*why);
   const std::int64_t l = run.batches_per_epoch();

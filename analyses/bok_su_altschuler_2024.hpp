@@ -60,7 +60,7 @@ AnalysisResult bok_su_altschuler_full_batch(const TrainingRun& run);
 /// shuffle-once (a partition drawn once and cycled: given the draw a fixed partition; f-DP is kept
 /// under mixtures, so the bound holds for the random draw too), or shuffle for a single epoch (then
 /// one random partition); b | n; whole epochs; refuses shuffle over several epochs (the record
-/// changes position), per-step and poisson (the paper's NoisySGD, not implemented), full batch,
+/// changes position), per-step and poisson (the paper's NoisySGD, not implemented; see noisysgd-window), full batch,
 /// lambda = 0, eta >= 2/beta, add-remove adjacency (a fixed-size batch refills the removed record's
 /// slot); sets mu and R = alpha mu^2/2.
 AnalysisResult bok_su_altschuler_cyclic(const TrainingRun& run);

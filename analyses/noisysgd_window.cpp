@@ -125,10 +125,9 @@ WindowChoice choose_window(const WindowSetting& s, double delta) {
   WindowChoice best{s.steps, 0.5};
   double best_eps = proxy_epsilon(s, best, {}, delta);
   const double c = contraction_from(s.one_minus_c);
-  std::int64_t last = s.steps;
-  for (double f = 0.7; ; f *= 0.7) {
-    const auto K = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(s.steps) * f)));
-    if (K >= last) continue;
+  // K on a geometric grid from T down to 1 (each value once)
+  for (std::int64_t last = s.steps; last > 1;) {
+    const auto K = std::min(last - 1, std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(last) * 0.7))));
     last = K;
     const DominatingDiscreteLaw law = discounted_bernoulli_sum_upper(s.q, c, s.steps - K, 1024);
     const double cK = std::exp(static_cast<double>(K) * std::log1p(-s.one_minus_c));
@@ -143,7 +142,6 @@ WindowChoice choose_window(const WindowSetting& s, double delta) {
         best = {K, rho};
       }
     }
-    if (K == 1) break;
   }
   return best;
 }

@@ -44,9 +44,14 @@ Approx RevealedMixturePair::hockey_stick(double epsilon) const {
 void RevealedMixturePair::loss_range(double tail, double& lo, double& hi) const {
   lo = 0.0;
   hi = 0.0;
-  for (const auto& c : components_) {  // each component's tails <= tail, so the mixture's are too
+  // Component j's tails at tail / (w_j N) each keep the mixture's at most tail; a component lighter
+  // than tail / N may lie outside entirely (the grid's tails come from the profile, so this only
+  // decides where the grid is laid, not what it certifies).
+  const double n = static_cast<double>(components_.size());
+  for (const auto& c : components_) {
+    if (c.weight * n <= tail) continue;
     double l = 0.0, h = 0.0;
-    c.pair->loss_range(tail, l, h);
+    c.pair->loss_range(std::min(0.49, tail / (c.weight * n)), l, h);
     lo = std::min(lo, l);
     hi = std::max(hi, h);
   }
