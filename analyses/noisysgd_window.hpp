@@ -15,8 +15,9 @@
 // c^K m Y / sqrt(rho), Y = sum_{j < T-K} c^j xi_j, xi_j i.i.d. Bernoulli(q), bounded from above on a
 // grid (accounting/discounted_bernoulli_sum.hpp). m = Delta / noise std, c bounds the gradient maps'
 // Lipschitz constant over the sizes allowed; [k_lo, k_hi] from Chernoff bounds, failure at most 1e-3
-// of the reported delta, added. K and rho are chosen by an RDP proxy; every (K, rho) gives a valid
-// bound, and K = T is the composition of the steps' pairs.
+// of the reported delta, added. K and rho are chosen by an RDP proxy and then by the PLD on a coarse
+// grid among a few finalists; every (K, rho) gives a valid bound, and K = T is the composition of
+// the steps' pairs.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -50,7 +51,8 @@ struct WindowChoice {
 /// The composition the bound evaluates for `choice` (law_points: the grid of Y's dominating law).
 pld::Direction window_bound_pairs(const WindowSetting& s, WindowChoice choice, std::size_t law_points = 8192);
 
-/// (K, rho) minimising an RDP proxy of epsilon at delta (the choice only; the bound is the PLD's).
+/// (K, rho) for epsilon at delta: ranked by an RDP proxy, the finalists compared by the PLD on a coarse
+/// grid (the choice only; the bound is the PLD's at the accountant's own grid).
 WindowChoice choose_window(const WindowSetting& s, double delta);
 
 /// The Poisson setting: batch-size interval with T (P(K < k_lo) + P(K > k_hi)) <= failure_budget,

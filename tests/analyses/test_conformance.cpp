@@ -967,7 +967,9 @@ TEST_CASE("Conformance: non-decreasing in the number of steps as calibrate edits
     const auto fit = out.failures.find(Property::StepsC);
     const std::size_t failures = fit != out.failures.end() && fit->second.count(a.name) ? fit->second.at(a.name).size() : 0;
     INFO(a.name << ": " << failures << " drops in the number of steps");
-    if (exempt.count(a.name))
+    // noisysgd-window drops only on runs long enough for its window to beat the composition, which
+    // these families do not reach; its own test shows the drop (test_noisysgd_window.cpp)
+    if (exempt.count(a.name) && a.name != "noisysgd-window")
       CHECK(failures > 0);  // the declaration "not monotone" is not stale
     else if (failures > 0)
       CHECK(fit->second.at(a.name).front().empty());  // prints the first drop

@@ -154,3 +154,18 @@ TEST_CASE("Poisson: the batch-size event fails with probability at most 1e-3 del
   const RunConfig hot = sampled_run(BatchSampling::Poisson, 100, 60000, 600, 1.9, 1.0, 2.0, 0.01, 1.01);
   CHECK(std::holds_alternative<std::string>(poisson_window_setting(training_run_of(hot.spec), 1e-8)));
 }
+
+TEST_CASE("noisysgd-window is not monotone in the number of steps (its registry flag says so)", "[analyses][pld]") {
+  // The window K and the split rho are chosen numerically (an RDP proxy, then four finalists on a
+  // coarse PLD grid): every choice is a valid bound, but the choice for T steps can be worse than the
+  // one for T + 50, so adding steps can lower the reported epsilon. Per-step, b/n = 0.05, c = 0.95,
+  // z = 1.1: measured 2.538 at T = 150 and 2.507 at T = 200 (this build).
+  const double n = 1000, eta = 0.5, Sg = 2.0;
+  const std::int64_t b = 50;
+  const double sigma = 1.1 * noise_units::step_sensitivity(Sg, eta, static_cast<double>(b)) / std::sqrt(2.0 * eta);
+  const double at150 = entry_epsilon(sampled_run(BatchSampling::PerStep, 150, n, b, eta, sigma, Sg, 0.1, 1.1), "noisysgd-window");
+  const double at200 = entry_epsilon(sampled_run(BatchSampling::PerStep, 200, n, b, eta, sigma, Sg, 0.1, 1.1), "noisysgd-window");
+  INFO("T = 150: " << at150 << ", T = 200: " << at200);
+  CHECK(at200 < at150);
+  CHECK_FALSE(find_analysis("noisysgd-window")->monotone_in_steps);
+}

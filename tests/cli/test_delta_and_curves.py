@@ -231,33 +231,46 @@ delta = 1e-5
     check("replace Poisson: calibrate by the PLD, no warning, no order printed",
           "tightest composition-pld" in k and "WARNING" not in k and "pld conversion" in k and "nan" not in k, k)
 
-    # Fixed-size batches every step, replace, no lipschitz_loss: nothing amplifies.
+    # Fixed-size batches every step, replace, no lipschitz_loss: composition-pld amplifies by Dong,
+    # Roth & Su's C_q (the batches with and without the record differ by a swap: no norm bound needed).
     c = json.loads(run("compare", per_step, "--json").stdout)
-    check("replace per-step: only unamplified entries apply",
+    ca = {x["name"]: x for x in c["analyses"]}
+    check("replace per-step: composition-pld amplifies (C_q), no warning",
+          c["best"]["name"] == "composition-pld" and c["amplification_warning"] is None
+          and not ca["composition-sgm"]["applies"]
+          and c["best"]["epsilon"] < ca["gdp-composition"]["epsilon"] / 100, (c["best"], c["amplification_warning"]))
+
+    # ... and with an initial divergence given as a Rényi curve (no profile: the PLD refuses) nothing
+    # amplifies: the warning names the key.
+    per_step_initial = os.path.join(tmp, "replace_per_step_initial.toml")
+    with open(per_step) as f, open(per_step_initial, "w") as g:
+        g.write(f.read() + '[initial]\nkind = "linear"\nslope = 0.01\n')
+    c = json.loads(run("compare", per_step_initial, "--json").stdout)
+    check("replace per-step with [initial]: only unamplified entries apply",
           not {x["name"]: x for x in c["analyses"]}["composition-sgm"]["applies"]
           and not {x["name"]: x for x in c["analyses"]}["composition-pld"]["applies"], c["best"]["name"])
     warning = c["amplification_warning"] or ""
-    check("replace per-step: JSON carries the warning", warning.startswith("WARNING:") and "UNAMPLIFIED" in warning
+    check("replace per-step with [initial]: JSON carries the warning", warning.startswith("WARNING:") and "UNAMPLIFIED" in warning
           and "domain.lipschitz_loss = true" in warning, warning)
-    table = run("compare", per_step).stdout
+    table = run("compare", per_step_initial).stdout
     line = next((x for x in table.splitlines() if x.startswith("WARNING:")), "")
-    check("replace per-step: the table's WARNING line right after the summary names the key",
+    check("replace per-step with [initial]: the table's WARNING line right after the summary names the key",
           "amplification by sampling" in line and "domain.lipschitz_loss = true" in line
           and table.splitlines().index(line) == 1 + next(i for i, x in enumerate(table.splitlines()) if x.startswith("* tightest")),
           table[-1500:])
-    k = run("calibrate", per_step, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier")
-    check("replace per-step: calibrate's text warns, exit 0", k.stdout.splitlines()[-1].startswith("WARNING:")
+    k = run("calibrate", per_step_initial, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier")
+    check("replace per-step with [initial]: calibrate's text warns, exit 0", k.stdout.splitlines()[-1].startswith("WARNING:")
           and "domain.lipschitz_loss = true" in k.stdout, k.stdout)
-    kj = json.loads(run("calibrate", per_step, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier",
+    kj = json.loads(run("calibrate", per_step_initial, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier",
                         "--json").stdout)
-    check("replace per-step: calibrate's JSON carries it", (kj["amplification_warning"] or "").startswith("WARNING:"), kj)
-    fixed = json.loads(run("compare", per_step, "--json", "--set", "domain.lipschitz_loss=true").stdout)
-    check("replace per-step with lipschitz_loss: composition-sgm amplifies, no warning",
+    check("replace per-step with [initial]: calibrate's JSON carries it", (kj["amplification_warning"] or "").startswith("WARNING:"), kj)
+    fixed = json.loads(run("compare", per_step_initial, "--json", "--set", "domain.lipschitz_loss=true").stdout)
+    check("replace per-step with [initial] and lipschitz_loss: composition-sgm amplifies, no warning",
           fixed["best"]["name"] == "composition-sgm" and fixed["amplification_warning"] is None
           and fixed["best"]["epsilon"] < c["best"]["epsilon"] / 100, (fixed["best"], fixed["amplification_warning"]))
-    k = run("calibrate", per_step, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier",
+    k = run("calibrate", per_step_initial, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier",
             "--set", "domain.lipschitz_loss=true").stdout
-    check("replace per-step with lipschitz_loss: calibrate does not warn", "WARNING" not in k, k)
+    check("replace per-step with [initial] and lipschitz_loss: calibrate does not warn", "WARNING" not in k, k)
 
     # Poisson under replace where the PLD cannot apply either (an initial divergence given as a Rényi
     # curve): the warning names both keys, and add-remove adjacency removes it.

@@ -253,12 +253,16 @@ def test_solve_delta_at_epsilon_equals_cli():
 
 
 def test_amplification_warning_of_unamplified_sampled_runs():
-    """Fixed-size batches drawn every step under replace adjacency without lipschitz_loss: nothing
-    amplifies, and compare and calibrate say so, naming the key."""
+    """Fixed-size batches drawn every step under replace adjacency: composition-pld amplifies (Dong,
+    Roth & Su's C_q needs no norm bound); with an initial divergence given as a Rényi curve (no
+    profile) nothing amplifies without lipschitz_loss, and compare and calibrate say so, naming the key."""
     config = {"orders": {"values": [2, 4, 8, 16]},
               "algorithm": {"kind": "noisy-sgd", "sampling": "per-step", "batch_size": 600, "n": 60000,
                             "steps": 10000, "noise_multiplier": 1.1},
               "report": {"delta": 1e-5}}
+    c = rdpdyn.compare(config)
+    assert c.amplification_warning is None and c.best["name"] == "composition-pld"
+    config["initial"] = {"kind": "linear", "slope": 0.01}
     c = rdpdyn.compare(config)
     assert c.amplification_warning.startswith("WARNING:") and "domain.lipschitz_loss = true" in c.amplification_warning
     k = rdpdyn.calibrate(config, epsilon=2, delta=1e-5, for_="noise_multiplier")
