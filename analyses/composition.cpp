@@ -325,7 +325,7 @@ std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec,
   }
   if (run.steps > 0)
     for (const auto& e : spec.events)
-      if (std::holds_alternative<GaussianRelease>(e.event)) {
+      if (is_release(e.event)) {
         p.event_slope += rdp_slope_jump(e.event);
         p.event_mus.push_back(std::sqrt(2.0 * rdp_slope_jump(e.event)));
         ++p.events;

@@ -3,6 +3,8 @@
 // between two diffusion intervals.
 #include <variant>
 
+#include "dynamics/overloaded.hpp"
+
 namespace rdpdyn {
 
 /// A data-independent L-Lipschitz map applied to both iterates (gradient map of the shared part,
@@ -29,19 +31,33 @@ struct LsiRestart {
 
 using StepEvent = std::variant<LipschitzMap, GaussianRelease, LsiRestart>;
 
+// Every consumer dispatches on a StepEvent with std::visit and one overload per alternative, no
+// default branch: a new kind of event fails to compile until each consumer decides what it costs
+// (a default "0" would count a new event as free privacy).
+
 /// The jump of w = R/alpha an event causes: Delta^2 / (2 s^2) for a Gaussian release (the same at
-/// every order), 0 for the others.
+/// every order); post-processing (a Lipschitz map) and a restart of the LSI constant cost nothing.
 inline double rdp_slope_jump(const StepEvent& event) {
-  if (const auto* g = std::get_if<GaussianRelease>(&event))
-    return g->sensitivity * g->sensitivity / (2.0 * g->noise_std * g->noise_std);
-  return 0.0;
+  return std::visit(Overloaded{[](const GaussianRelease& g) { return g.sensitivity * g.sensitivity / (2.0 * g.noise_std * g.noise_std); },
+                               [](const LipschitzMap&) { return 0.0; },  // data-processing inequality
+                               [](const LsiRestart&) { return 0.0; }},   // R unchanged by declaration
+                    event);
+}
+
+/// Whether the event is a released Gaussian (the record's privacy is spent there).
+inline bool is_release(const StepEvent& event) {
+  return std::visit(Overloaded{[](const GaussianRelease&) { return true; }, [](const LipschitzMap&) { return false; },
+                               [](const LsiRestart&) { return false; }},
+                    event);
 }
 
 /// Updates the inverse LSI constant 1/c through an event: times L^2 for a Lipschitz map (C21
 /// Lemma 8), 1/c' for a restart, unchanged for a Gaussian release.
 inline void update_inverse_lsi(double& inverse_lsi, const StepEvent& event) {
-  if (const auto* m = std::get_if<LipschitzMap>(&event)) inverse_lsi *= m->lipschitz * m->lipschitz;
-  if (const auto* r = std::get_if<LsiRestart>(&event)) inverse_lsi = 1.0 / r->c;
+  std::visit(Overloaded{[&](const LipschitzMap& m) { inverse_lsi *= m.lipschitz * m.lipschitz; },
+                        [&](const LsiRestart& r) { inverse_lsi = 1.0 / r.c; },
+                        [](const GaussianRelease&) {}},  // adds noise of its own only to the released copy
+             event);
 }
 
 }  // namespace rdpdyn

@@ -735,17 +735,22 @@ void check_event_against_lsi(const Section& e, const StepEvent& event, const Run
   const std::string remedy = spec.algorithm.kind == AlgorithmKind::Langevin
                                  ? "; a Langevin run has no recursion: use lsi.kind = \"constant\" with a c you certify"
                                  : "";
-  if (std::holds_alternative<LsiRestart>(event))
-    throw SpecError(e.key("kind"), "\"lsi-restart\"",
-                    std::string("needs lsi.kind = \"recursion\": lsi.kind = \"") + kind +
-                        "\" fixes c at every step, so the restart would be ignored" + remedy);
-  const auto* map = std::get_if<LipschitzMap>(&event);
   const bool user_vouches = (spec.lsi.kind == LsiKind::Constant || spec.lsi.kind == LsiKind::Function) &&
                             spec.algorithm.loss == LossKind::Generic;
-  if (map && map->lipschitz > 1.0 && !user_vouches)
-    throw SpecError(e.key("lipschitz"), format_number(map->lipschitz),
-                    std::string("an expanding map (L > 1) widens the iterate law (C21 Lemma 8: c -> c/L^2), which "
-                                "lsi.kind = \"") + kind + "\" does not account for: use lsi.kind = \"recursion\"" + remedy);
+  std::visit(Overloaded{[&](const LsiRestart&) {
+                          throw SpecError(e.key("kind"), "\"lsi-restart\"",
+                                          std::string("needs lsi.kind = \"recursion\": lsi.kind = \"") + kind +
+                                              "\" fixes c at every step, so the restart would be ignored" + remedy);
+                        },
+                        [&](const LipschitzMap& map) {
+                          if (map.lipschitz > 1.0 && !user_vouches)
+                            throw SpecError(e.key("lipschitz"), format_number(map.lipschitz),
+                                            std::string("an expanding map (L > 1) widens the iterate law (C21 Lemma 8: "
+                                                        "c -> c/L^2), which lsi.kind = \"") +
+                                                kind + "\" does not account for: use lsi.kind = \"recursion\"" + remedy);
+                        },
+                        [](const GaussianRelease&) {}},  // a release leaves the law's LSI constant alone
+             event);
 }
 
 std::vector<ScheduledEvent> parse_events(const Section& root, const RunSpec& spec) {

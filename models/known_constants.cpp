@@ -39,7 +39,9 @@ std::string short_number(double x) {
 }
 
 bool changes_the_law(const StepEvent& e) {
-  return std::holds_alternative<LipschitzMap>(e) || std::holds_alternative<LsiRestart>(e);
+  return std::visit(Overloaded{[](const LipschitzMap&) { return true; }, [](const LsiRestart&) { return true; },
+                               [](const GaussianRelease&) { return false; }},
+                    e);
 }
 
 /// Lipschitz maps or LSI restarts make the iterate law differ from the loss's own dynamics.
@@ -360,12 +362,16 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
     declared("initial", "\"" + initial_curve_kind(spec.initial) + "\"", "R_0 bounds the initial divergence");
   for (const auto& e : spec.events) {
     const std::string at = "events (after_step " + std::to_string(e.after_step) + ")";
-    if (const auto* m = std::get_if<LipschitzMap>(&e.event))
-      declared(at + ".lipschitz", format_number(m->lipschitz), "a data-independent Lipschitz map");
-    else if (const auto* r = std::get_if<LsiRestart>(&e.event))
-      declared(at + ".c", format_number(r->c), "LSI constant of the law at the restart");
-    else if (const auto* g = std::get_if<GaussianRelease>(&e.event))
-      declared(at + ".sensitivity", format_number(g->sensitivity), "sensitivity of the released Gaussian");
+    std::visit(Overloaded{[&](const LipschitzMap& m) {
+                            declared(at + ".lipschitz", format_number(m.lipschitz), "a data-independent Lipschitz map");
+                          },
+                          [&](const LsiRestart& r) {
+                            declared(at + ".c", format_number(r.c), "LSI constant of the law at the restart");
+                          },
+                          [&](const GaussianRelease& g) {
+                            declared(at + ".sensitivity", format_number(g.sensitivity), "sensitivity of the released Gaussian");
+                          }},
+               e.event);
   }
   return p;
 }

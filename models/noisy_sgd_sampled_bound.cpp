@@ -29,18 +29,21 @@ class LinearStep {
       : before_(holding.before), after_(holding.after), free_(holding.diffusion), held_(holding.diffusion) {
     free_.sensitivity = 0.0;
     for (const StepEvent& e : holding.before)
-      if (const auto* g = std::get_if<GaussianRelease>(&e)) {
-        // The release of the record's batch (mean shift eta S_g / b, noise std sqrt(2 eta) sigma) is
-        // the PDI's source over the step with S_v = shift / eta: at gamma = 1 both give
-        // alpha shift^2 / (4 eta sigma^2) (YS22 eq. (70); C21 eq. (13)); other gamma can only lower it.
-        held_.sensitivity = g->sensitivity / holding.diffusion.duration;
-      }
+      std::visit(Overloaded{[&](const GaussianRelease& g) {
+                              // The release of the record's batch (mean shift eta S_g / b, noise std
+                              // sqrt(2 eta) sigma) is the PDI's source over the step with S_v = shift /
+                              // eta: at gamma = 1 both give alpha shift^2 / (4 eta sigma^2) (YS22 eq.
+                              // (70); C21 eq. (13)); other gamma can only lower it.
+                              held_.sensitivity = g.sensitivity / holding.diffusion.duration;
+                            },
+                            [](const LipschitzMap&) {}, [](const LsiRestart&) {}},  // applied in advance()
+                 e);
   }
 
   /// The step's maps on (u, A); A is the inverse LSI constant at the start (0 for a point mass).
   double advance(double u, double& A, bool holds_record) const {
     for (const StepEvent& e : before_)
-      if (!std::holds_alternative<GaussianRelease>(e)) update_inverse_lsi(A, e);
+      if (!is_release(e)) update_inverse_lsi(A, e);
     const DiffusionInterval& iv = holds_record ? held_ : free_;
     // The start time only matters for function schedules, which this bound does not take.
     u = optimal_gamma_flow(iv, u, A, 0.0, IntegrationTolerance{});
@@ -123,7 +126,10 @@ double placement_shifted_energy(const Run& run, std::int64_t position) {
 std::optional<double> shared_map_contraction(const RunSpec& spec, const ProgramStep& step) {
   std::optional<double> L;
   for (const StepEvent& e : step.before)
-    if (const auto* m = std::get_if<LipschitzMap>(&e)) L = L.value_or(1.0) * m->lipschitz;
+    std::visit(Overloaded{[&](const LipschitzMap& m) { L = L.value_or(1.0) * m.lipschitz; },
+                          [](const GaussianRelease&) {},  // the record's release: not part of the shared map
+                          [](const LsiRestart&) {}},      // declares c, moves no iterate
+               e);
   if (L) return L;
   const double eta = step.diffusion.duration;
   switch (spec.lsi.kind) {
@@ -263,9 +269,7 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
   // Shifted divergences need every step's map to be a known contraction (A&T Lemma 5.5, c <= 1).
   for (const ProgramPhase& phase : program.phases()) {
     const std::optional<double> c = shared_map_contraction(spec, phase.step);
-    const auto release = std::find_if(phase.step.before.begin(), phase.step.before.end(), [](const StepEvent& e) {
-      return std::holds_alternative<GaussianRelease>(e);
-    });
+    const auto release = std::find_if(phase.step.before.begin(), phase.step.before.end(), is_release);
     if (!c || !(*c <= 1.0) || release == phase.step.before.end() || !phase.step.after.empty()) {
       run.phase_shifted.clear();
       break;

@@ -162,7 +162,7 @@ TEST_CASE("best epsilon of compare is free of the recorded orders (squared loss,
     ratios.push_back(ratio);
     // best is the smallest epsilon over Rényi and f-DP entries alike: on the squared loss the
     // shifted-interpolation bound equals the exact GDP parameter sqrt(2 R_alpha/alpha) (eta < 1), so
-    // best is the exact (epsilon, delta) of the two Gaussian laws (issue 12: to 1e-6 relative).
+    // best is the exact (epsilon, delta) of the two Gaussian laws (to 1e-6 relative).
     const double exact_eps = gdp_epsilon(std::sqrt(2.0 * exact(2.0) / 2.0), d.delta);
     CHECK(c.best_epsilon <= rdp_best);
     CHECK(c.best_epsilon >= exact_eps * (1 - 1e-12));

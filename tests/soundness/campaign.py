@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Soundness campaign: random runs whose exact Rényi divergence is known, and every bound rdpdyn
-reports for them checked at or above it (issue 10, item 10).
+reports for them checked at or above it (docs/analyses.md, "Soundness campaign").
 
 usage: campaign.py RDPDYN [--count N] [--seed S] [--jobs J] [--keep DIR] [--only I [I ...]]
                           [--expanding-maps]
