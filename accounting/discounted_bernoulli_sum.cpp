@@ -31,6 +31,8 @@ DominatingDiscreteLaw discounted_bernoulli_sum_upper(double q, double c, std::in
   if (c > 0.0) {
     const double j = std::ceil(std::log(h * (1.0 - c)) / std::log(c));
     if (j >= 0.0 && j < static_cast<double>(terms)) J = static_cast<std::int64_t>(j);
+    // the logarithms' round-off must not leave the block's bound above one spacing
+    while (J < terms && std::pow(c, static_cast<double>(J)) / (1.0 - c) * (1.0 + 1e-12) > h) ++J;
   } else {
     J = std::min<std::int64_t>(terms, 1);
   }
@@ -58,12 +60,13 @@ DominatingDiscreteLaw discounted_bernoulli_sum_upper(double q, double c, std::in
   }
   // Round-off: raise every weight by the relative bound and take the excess back from the bottom.
   const double r = 4.0 * (static_cast<double>(J) + 2.0) * u;
-  double total = beyond * (1.0 + r);
+  double total = beyond * (1.0 + r + (static_cast<double>(J) * static_cast<double>(points) + 2.0) * u);
   for (double& x : w) {
     x *= 1.0 + r;
     total += x;
   }
-  law.beyond = beyond * (1.0 + r);
+  // beyond is a sum of up to J x points positive terms: u each
+  law.beyond = beyond * (1.0 + r + (static_cast<double>(J) * static_cast<double>(points) + 2.0) * u);
   double excess = total - 1.0;
   for (std::size_t i = 0; i < points && excess > 0.0; ++i) {
     const double take = std::min(w[i], excess);

@@ -64,7 +64,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   r.applies = true;
   const std::int64_t steps = total_steps(plan);
   const bool poisson = run.sampling == BatchSampling::Poisson;
-  const double q = poisson ? run.sampling_rate : per_step ? static_cast<double>(run.batch_size) / run.n : 1.0;
+  const double q = poisson    ? run.sampling_rate
+                   : per_step ? std::min(1.0, std::nextafter(static_cast<double>(run.batch_size) / run.n, 2.0))
+                              : 1.0;
 
   if (q == 1.0) {
     // Gaussians only: the exact Gaussian-DP profile of the composition.
@@ -81,10 +83,14 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   // Sampled steps: the pairs of each phase, each event's Gaussian pair.
   r.amplified_by_sampling = true;
   const bool add_remove = run.adjacency == Adjacency::AddRemove;
-  // Poisson under replace-one: the pair given the batch size (needs an integer n for the sizes' law;
-  // otherwise the shared-component pair, which needs nothing).
-  const bool sizes_revealed = poisson && !add_remove && run.n == std::floor(run.n);
-  const auto bins = sizes_revealed ? pld::binomial_size_bins(run.n, q, 0.0, run.n) : std::vector<std::pair<double, double>>{};
+  // Poisson under replace-one: the pair given the batch size; where the sizes' law is too wide to
+  // tabulate (n q (1 - q) above about 1e10), the shared-component pair, which needs nothing.
+  std::vector<std::pair<double, double>> bins;
+  if (poisson && !add_remove) try {
+      bins = pld::binomial_size_bins(run.n, q, 0.0, run.n);
+    } catch (const std::length_error&) {
+    }
+  const bool sizes_revealed = !bins.empty();
   std::vector<pld::Direction> directions(add_remove ? 2 : 1);
   for (const auto& s : plan.stretches) {
     if (s.steps <= 0 || std::isinf(s.z)) continue;

@@ -45,16 +45,29 @@ std::shared_ptr<const pld::DominatingPair> revealed_shift_pair(const DominatingD
     const std::size_t hi = std::min(n - 1, std::max(lo, static_cast<std::size_t>(std::ceil(static_cast<double>(lo) * 1.15))));
     double mass = 0.0;
     for (std::size_t i = lo; i <= hi; ++i) mass += law.weight[i];
+    mass *= 1.0 + 2.0 * static_cast<double>(hi - lo + 2) * u;  // the sum's round-off, raised
     if (mass > 0.0)
       parts.push_back({mass, std::make_shared<pld::GaussianMixturePair>(
                                  pld::gaussian_pair(up(scale * static_cast<double>(hi) * law.spacing, 8.0 * u)))});
     lo = hi + 1;
   }
+  // Give any deficit against 1 to the apart atom (an upward move); a total above 1 by the raised
+  // round-off is within the pair's 1e-12 tolerance and only raises the profile.
+  double total = law.beyond;
+  for (const auto& p : parts) total += p.weight;
+  const double apart = law.beyond + std::max(0.0, 1.0 - total) * (1.0 + 4.0 * u) + 4.0 * u;
   return std::make_shared<pld::RevealedMixturePair>(
-      std::move(parts), law.beyond, "revealed Gaussian shift " + format_number(scale) + " Y, Y a discounted count");
+      std::move(parts), std::min(apart, 1.0), "revealed Gaussian shift " + format_number(scale) + " Y, Y a discounted count");
 }
 
 /// One step from a common point: C_q(G(mu)) for each batch size, the sizes revealed.
+/// An upper estimate of the dynamic programme's terms J for `terms` pre-window steps on a grid of
+/// `points` (its spacing is at least 1/points: the grid reaches at least 1), for bounding the work.
+double law_terms_estimate(double one_minus_c, std::int64_t terms, std::size_t points) {
+  const double j = std::log(one_minus_c / static_cast<double>(points)) / std::log1p(-one_minus_c) + 1.0;
+  return std::min(static_cast<double>(terms), j);
+}
+
 std::shared_ptr<const pld::DominatingPair> step_pair(const WindowSetting& s, double mu) {
   return pld::sizes_revealed_step_pair(s.size_bins, mu);
 }
@@ -66,7 +79,8 @@ double binomial_log_tail(double n, double q, double a) {
   double kl = 0.0;
   if (x > 0.0) kl += x * std::log(x / q);
   if (x < 1.0) kl += (1.0 - x) * (std::log1p(-x) - std::log1p(-q));
-  return -n * std::max(kl, 0.0) * (1.0 - 1e-12);
+  // n KL carries about 4 u (a + n q) of absolute round-off: raise the bound by 16 u (a + n q + 1)
+  return -n * std::max(kl, 0.0) * (1.0 - 1e-12) + 16.0 * u * (a + n * q + 1.0);
 }
 
 /// 1 - c_k for batches of k records whose sum is divided by b: min(eta k lambda / b, 2 - eta k beta / b),
@@ -117,7 +131,10 @@ pld::Direction window_bound_pairs(const WindowSetting& s, WindowChoice choice, s
   const double c = contraction_from(s.one_minus_c);
   const double cK = up(std::exp(static_cast<double>(K) * std::log1p(-s.one_minus_c)), 64.0 * u * (1.0 + static_cast<double>(K) * s.one_minus_c));
   const double scale = up(cK * s.m / std::sqrt(choice.rho), 8.0 * u);
-  d.push_back({revealed_shift_pair(discounted_bernoulli_sum_upper(s.q, c, T - K, law_points), scale), 1});
+  // at most ~2e9 operations for the law: a coarser grid when c is close to 1 (any grid dominates)
+  const double J = law_terms_estimate(s.one_minus_c, T - K, law_points);
+  const auto points = static_cast<std::size_t>(std::clamp(2e9 / std::max(J, 1.0), 256.0, static_cast<double>(law_points)));
+  d.push_back({revealed_shift_pair(discounted_bernoulli_sum_upper(s.q, c, T - K, points), scale), 1});
   return d;
 }
 
@@ -132,6 +149,7 @@ WindowChoice choose_window(const WindowSetting& s, double delta) {
   for (std::int64_t last = s.steps; last > 1;) {
     const auto K = std::min(last - 1, std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(last) * 0.7))));
     last = K;
+    if (law_terms_estimate(s.one_minus_c, s.steps - K, 1024) * 1024.0 > 3e8) continue;  // c too close to 1
     const DominatingDiscreteLaw law = discounted_bernoulli_sum_upper(s.q, c, s.steps - K, 1024);
     const double cK = std::exp(static_cast<double>(K) * std::log1p(-s.one_minus_c));
     for (double rho : {0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85}) {
@@ -200,10 +218,14 @@ std::variant<WindowSetting, std::string> poisson_window_setting(const TrainingRu
   s.k_lo = static_cast<std::int64_t>(k_lo);
   s.k_hi = static_cast<std::int64_t>(k_hi);
   s.failure = up(T * (p_lo + p_hi), 1e-9);
-  s.q = std::min(up(k_hi / n, 4.0 * u), up(q / (1.0 - (p_lo + p_hi) * (1.0 + 1e-9)), 8.0 * u));
+  s.q = std::min({1.0, up(k_hi / n, 4.0 * u), up(q / (1.0 - (p_lo + p_hi) * (1.0 + 1e-9)), 8.0 * u)});
   s.one_minus_c = std::min(one_minus_contraction_of_size(run, k_lo, b), one_minus_contraction_of_size(run, k_hi, b));
   s.m = up(noise_units::one_step_gdp_mu(run.sigma, run.eta, run.sensitivity, b), 16.0 * u);
-  s.size_bins = pld::binomial_size_bins(n, q, k_lo, k_hi);
+  try {
+    s.size_bins = pld::binomial_size_bins(n, q, k_lo, k_hi);
+  } catch (const std::length_error& e) {
+    return std::string(e.what()) + ": the batch sizes' law is too wide to tabulate";
+  }
   if (!(s.one_minus_c > 1e-12))
     return "the gradient maps contract on no batch size in [" + format_number(k_lo) + ", " + format_number(k_hi) +
            "] (the sizes Poisson sampling reaches but with probability " + format_number(s.failure) +
@@ -238,7 +260,7 @@ AnalysisResult noisysgd_window(const RunSpec& spec, const TrainingRun& run) {
                                                              : static_cast<double>(run.batch_size) / run.n;
   if (run.sampling == BatchSampling::PerStep) {
     s.steps = run.steps;
-    s.q = up(q_run, 4.0 * u);
+    s.q = std::min(1.0, up(q_run, 4.0 * u));
     s.size_bins = {{1.0, s.q}};
     s.one_minus_c = gradient_map_one_minus_contraction(run.eta, run.lambda, run.beta);
     s.m = up(noise_units::one_step_gdp_mu(run.sigma, run.eta, run.sensitivity, run.normaliser()), 16.0 * u);

@@ -22,8 +22,9 @@ namespace rdpdyn::pld {
 
 /// The law of Binomial(n, q) restricted to [k_lo, k_hi] and renormalised, in bins of about a third
 /// of a standard deviation near the mean (wider in the tails), as (weight, largest k / n). The
-/// weights sum to 1 and dominate (see the header). n an integer >= 1, q in (0, 1), 0 <= k_lo <=
-/// k_hi <= n.
+/// weights sum to 1 and dominate (see the header); a bin of size 0 has rate 0. n an integer >= 1, q
+/// in (0, 1), 0 <= k_lo <= k_hi <= n; std::length_error when the sizes within 40 standard deviations
+/// number more than 2^24 (n q (1 - q) above about 1e10).
 std::vector<std::pair<double, double>> binomial_size_bins(double n, double q, double k_lo, double k_hi);
 
 /// The step's pair for the binned sizes `bins` (as binomial_size_bins returns) and mu = Delta / noise std.

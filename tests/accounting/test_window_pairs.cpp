@@ -142,3 +142,28 @@ TEST_CASE("Binned batch sizes dominate Binomial(n, q) given [k_lo, k_hi]", "[acc
   CHECK(mean_rate >= q);
   CHECK(mean_rate <= q * 1.01);
 }
+
+TEST_CASE("Binned batch sizes dominate for a large dataset too (n = 1e8: lgamma's round-off would not)", "[accounting][pld]") {
+  // ln n! ~ 1.7e9 here, so a pmf from double lgamma carries ~1e-7 relative error; the bins come from
+  // the ratio recurrence. Exact tails in long double (relative error ~1e-10, far below the check).
+  const double n = 1e8, q = 0.01;
+  const double mean = n * q, sd = std::sqrt(n * q * (1 - q));
+  const double k_lo = std::floor(mean - 8 * sd), k_hi = std::ceil(mean + 8 * sd);
+  const auto bins = pld::binomial_size_bins(n, q, k_lo, k_hi);
+  std::vector<long double> pmf;
+  for (double k = k_lo; k <= k_hi; ++k)
+    pmf.push_back(std::exp(std::lgamma((long double)n + 1) - std::lgamma((long double)k + 1) - std::lgamma((long double)n - k + 1) +
+                           k * std::log((long double)q) + ((long double)n - k) * std::log1p(-(long double)q)));
+  std::vector<long double> tail(pmf.size() + 1, 0.0L);
+  for (std::size_t i = pmf.size(); i-- > 0;) tail[i] = tail[i + 1] + pmf[i];
+  for (std::size_t i = 0; i < pmf.size(); i += 997) {
+    const double k = k_lo + static_cast<double>(i);
+    double binned = 0.0;
+    for (const auto& b : bins)
+      if (b.second * n >= k - 1e-6) binned += b.first;
+    INFO("k = " << k);
+    CHECK(binned >= static_cast<double>(tail[i] / tail[0]) * (1 - 1e-9));
+  }
+  CHECK_THROWS_AS(pld::binomial_size_bins(1e15, 0.5, 0, 1e15), std::length_error);
+}
+

@@ -169,3 +169,16 @@ TEST_CASE("noisysgd-window is not monotone in the number of steps (its registry 
   CHECK(at200 < at150);
   CHECK_FALSE(find_analysis("noisysgd-window")->monotone_in_steps);
 }
+
+TEST_CASE("noisysgd-window with b = n (every record every step) is the Gaussian composition's shape, no throw", "[analyses][pld]") {
+  const double n = 100, eta = 0.1, Sg = 2.0;
+  const double sigma = 1.0 * noise_units::step_sensitivity(Sg, eta, n) / std::sqrt(2.0 * eta);
+  for (std::int64_t T : {1, 50}) {
+    const RunConfig cfg = sampled_run(BatchSampling::PerStep, T, n, 100, eta, sigma, Sg, 1.0, 2.0);
+    const double window = entry_epsilon(cfg, "noisysgd-window");
+    INFO("T = " << T << ": " << window);
+    CHECK(std::isfinite(window));
+    CHECK(window > 0.0);
+  }
+}
+
