@@ -92,18 +92,39 @@ double one_minus_contraction_of_size(const TrainingRun& run, double k, double b)
   return std::min(strong, smooth);
 }
 
-/// The proxy: epsilon at delta of the RDP of the same pairs (Mironov's conversion), over a grid of orders.
-double proxy_epsilon(const WindowSetting& s, WindowChoice c, const std::vector<pld::MixtureComponent>& shift,
-                     double delta) {
-  double best = kInf;
+/// The proxy's orders and the per-step RDPs there, computed once per search (they do not depend on K).
+constexpr double kRhoGrid[] = {0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85};
+struct ProxyTable {
+  std::vector<double> alpha, step;          ///< orders; RDP of one window step (the sampled Gaussian)
+  std::vector<std::vector<double>> last;    ///< per rho of kRhoGrid: RDP of the last step at m / sqrt(1 - rho)
+};
+ProxyTable proxy_table(const WindowSetting& s) {
+  ProxyTable t;
   for (double alpha = 1.05; alpha < 3000.0; alpha *= 1.2) {
-    const double k = static_cast<double>(std::min(c.window, s.steps));
+    t.alpha.push_back(alpha);
+    t.step.push_back(sampled_gaussian_rdp_upper(s.q, 1.0 / s.m, alpha));
+  }
+  for (double rho : kRhoGrid) {
+    std::vector<double> row;
+    for (double alpha : t.alpha) row.push_back(sampled_gaussian_rdp_upper(s.q, std::sqrt(1.0 - rho) / s.m, alpha));
+    t.last.push_back(std::move(row));
+  }
+  return t;
+}
+
+/// The proxy: epsilon at delta of the RDP of the same pairs (Mironov's conversion), over the table's
+/// orders; rho_index < 0 for K = T (no shift); `shift` the shift's components (weight, mu).
+double proxy_epsilon(const ProxyTable& t, std::int64_t steps, std::int64_t window, int rho_index,
+                     const std::vector<pld::MixtureComponent>& shift, double delta) {
+  double best = kInf;
+  const double k = static_cast<double>(std::min(window, steps));
+  for (std::size_t i = 0; i < t.alpha.size(); ++i) {
+    const double alpha = t.alpha[i];
     double r = 0.0;
-    if (c.window >= s.steps) {
-      r = k * sampled_gaussian_rdp_upper(s.q, 1.0 / s.m, alpha);
+    if (rho_index < 0) {
+      r = k * t.step[i];
     } else {
-      r = (k - 1.0) * sampled_gaussian_rdp_upper(s.q, 1.0 / s.m, alpha) +
-          sampled_gaussian_rdp_upper(s.q, std::sqrt(1.0 - c.rho) / s.m, alpha);
+      r = (k - 1.0) * t.step[i] + t.last[static_cast<std::size_t>(rho_index)][i];
       double top = -kInf;
       for (const auto& p : shift) top = std::max(top, alpha * (alpha - 1.0) * p.mean * p.mean / 2.0);
       double sum = 0.0;
@@ -144,20 +165,32 @@ WindowChoice choose_window(const WindowSetting& s, double delta) {
     double eps;
     WindowChoice choice;
   };
-  std::vector<Candidate> found{{proxy_epsilon(s, {s.steps, 0.5}, {}, delta), {s.steps, 0.5}}};
+  // A run shorter than half a contraction length (c^T > e^{-1/2}) keeps most of any early shift: a
+  // window cannot beat the composition by much there, and the search would cost more than the bound.
+  if (static_cast<double>(s.steps) * s.one_minus_c < 0.5) return {s.steps, 0.5};
+  const ProxyTable table = proxy_table(s);
+  std::vector<Candidate> found{{proxy_epsilon(table, s.steps, s.steps, -1, {}, delta), {s.steps, 0.5}}};
   const double c = contraction_from(s.one_minus_c);
   for (std::int64_t last = s.steps; last > 1;) {
     const auto K = std::min(last - 1, std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(last) * 0.7))));
     last = K;
     if (law_terms_estimate(s.one_minus_c, s.steps - K, 1024) * 1024.0 > 3e8) continue;  // c too close to 1
     const DominatingDiscreteLaw law = discounted_bernoulli_sum_upper(s.q, c, s.steps - K, 1024);
+    // the law in geometric bins (as the pair takes it): a few dozen components
+    std::vector<pld::MixtureComponent> y;
+    for (std::size_t lo = 0; lo < law.weight.size();) {
+      const std::size_t hi = std::min(law.weight.size() - 1, std::max(lo, static_cast<std::size_t>(std::ceil(static_cast<double>(lo) * 1.15))));
+      double mass = 0.0;
+      for (std::size_t i = lo; i <= hi; ++i) mass += law.weight[i];
+      if (mass > 0.0) y.push_back({mass, static_cast<double>(hi) * law.spacing});
+      lo = hi + 1;
+    }
     const double cK = std::exp(static_cast<double>(K) * std::log1p(-s.one_minus_c));
-    for (double rho : {0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85}) {
-      std::vector<pld::MixtureComponent> shift;
-      const double scale = cK * s.m / std::sqrt(rho);
-      for (std::size_t i = 0; i < law.weight.size(); ++i)
-        if (law.weight[i] > 0.0) shift.push_back({law.weight[i], scale * static_cast<double>(i) * law.spacing});
-      found.push_back({proxy_epsilon(s, {K, rho}, shift, delta), {K, rho}});
+    for (int r = 0; r < static_cast<int>(std::size(kRhoGrid)); ++r) {
+      std::vector<pld::MixtureComponent> shift = y;
+      const double scale = cK * s.m / std::sqrt(kRhoGrid[r]);
+      for (auto& p : shift) p.mean *= scale;
+      found.push_back({proxy_epsilon(table, s.steps, K, r, shift, delta), {K, kRhoGrid[r]}});
     }
   }
   std::sort(found.begin(), found.end(), [](const Candidate& x, const Candidate& y) { return x.eps < y.eps; });
