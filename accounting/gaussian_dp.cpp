@@ -69,8 +69,12 @@ double normal_mills_ratio(double x) {
     return tail * std::exp(0.5 * x * x + kLogSqrtTwoPi);
   }
   // Laplace's continued fraction m(x) = 1/(x + 1/(x + 2/(x + 3/(x + ...)))), evaluated backwards.
+  // It converges faster for larger x: 16 + 800 / x^2 terms (at most kMillsTerms) give the same
+  // double as kMillsTerms terms at every x of a dense scan of [3, 200) (10^7 points, 2026-11-27),
+  // so the truncation stays below the rounding the callers already budget for.
+  const int terms = std::min(kMillsTerms, static_cast<int>(std::ceil(16.0 + 800.0 / (x * x))));
   double t = x;
-  for (int k = kMillsTerms; k >= 1; --k) t = x + k / t;
+  for (int k = terms; k >= 1; --k) t = x + k / t;
   return 1.0 / t;
 }
 

@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "accounting/pld/fft_convolution.hpp"
 #include "numerics/format_number.hpp"
 
 namespace rdpdyn::pld {
@@ -16,7 +15,6 @@ namespace {
 constexpr double u = 0x1p-53;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double total(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
 
 // log(e^x + e^y), -infinity neutral
 double log_add(double x, double y) {
@@ -74,23 +72,33 @@ void truncate(LossDistribution& p, double tail, double log_drop) {
   }
 }
 
-// sum_{l_i > eps} m_i (1 - e^{eps - l_i}) and a bound on its rounding error.
+// sum_{l_i > eps} m_i (1 - e^{eps - l_i}) and a bound on its rounding error, as A - e^{eps - l_j} D
+// with A = sum_{i >= j} m_i and D = sum_{i >= j} m_i e^{l_j - l_i} by the recurrence
+// D <- m_i + e^{-h} D from the top (one exponential per call, not one per cell; l_j the lowest loss
+// above eps). Both sums are of nonnegative terms: A's relative error is at most (n + 1) u, D's at
+// most (2 n + 4) u (e^{-h} rounded, raised to at most the n-th power), e^{eps - l_j}'s (2 + |eps - l_j|) u;
+// the difference adds u of itself.
 struct Sum {
   double value = 0.0;
   double error = 0.0;
 };
 Sum hockey_sum(const LossDistribution& p, double epsilon) {
   Sum s;
-  const double n = static_cast<double>(p.mass.size());
-  double magnitude = 0.0;
+  const double decay = std::exp(-p.h);
+  double a = 0.0, d = 0.0, count = 0.0;
+  std::size_t j = p.mass.size();
   for (std::size_t i = p.mass.size(); i-- > 0;) {
-    const double l = p.loss_at(i);  // exact: h is a power of 2
-    if (l <= epsilon) break;
-    const double x = epsilon - l;
-    s.value += p.mass[i] * -std::expm1(x);
-    magnitude += p.mass[i] * (n + 8.0 + std::fabs(x));
+    if (p.loss_at(i) <= epsilon) break;  // exact: h is a power of 2
+    a += p.mass[i];
+    d = p.mass[i] + decay * d;
+    count += 1.0;
+    j = i;
   }
-  s.error = u * magnitude;
+  if (j == p.mass.size()) return s;
+  const double x = epsilon - p.loss_at(j);  // in [-h, 0)
+  const double b = std::exp(x) * d;
+  s.value = std::max(0.0, a - b);
+  s.error = u * ((count + 1.0) * a + (2.0 * count + 8.0 + std::fabs(x)) * b + s.value) * (1.0 + 1e-9);
   return s;
 }
 
@@ -189,113 +197,6 @@ LossDistribution discretise(const DominatingPair& pair, const Discretisation& d,
   p.tilt = d.tilt;
   truncate(p, budget, d.log_error_budget + log_moment(p, p.tilt) - std::log(std::max(1.0, copies)));
   return p;
-}
-
-LossDistribution compose(const LossDistribution& a, const LossDistribution& b, const Discretisation& d,
-                         double amplification) {
-  if (a.h != b.h) throw std::invalid_argument("PLD composition needs one grid spacing");
-  if (a.tilt != b.tilt) throw std::invalid_argument("PLD composition needs one tilt");
-  const double theta = a.tilt;
-  // Tilt each input by e^{theta (l - ref)}, ref its largest loss (so no factor exceeds 1).
-  const double ra = a.loss_at(a.mass.size() - 1), rb = b.loss_at(b.mass.size() - 1);
-  std::vector<double> at(a.mass.size()), bt(b.mass.size());
-  double span = 0.0;
-  // A tilted mass below 1e-290 (near or below the subnormals, where rounding is no longer relative)
-  // is dropped, and its weighted mass m e^{theta l} charged to the ledger.
-  double underflow_a = -kInf, underflow_b = -kInf;
-  auto tilt = [&](const LossDistribution& x, std::vector<double>& out, double ref, double& underflow) {
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (x.mass[i] == 0.0) {
-        out[i] = 0.0;
-        continue;
-      }
-      const double e = theta * (x.loss_at(i) - ref);
-      const double v = x.mass[i] * std::exp(e);
-      if (v < 1e-290) {
-        out[i] = 0.0;
-        underflow = log_add(underflow, std::log(x.mass[i]) + theta * x.loss_at(i));
-      } else {
-        out[i] = v;
-        span = std::max(span, -e);
-      }
-    }
-  };
-  tilt(a, at, ra, underflow_a);
-  tilt(b, bt, rb, underflow_b);
-  if (a.mass.size() + b.mass.size() - 1 > d.max_points)
-    throw std::length_error("a PLD convolution would need " + std::to_string(a.mass.size() + b.mass.size() - 1) +
-                            " grid points, more than the limit " + std::to_string(d.max_points));
-  const double log_scale = theta * (ra + rb);  // weighted error = tilted-units error * e^{log_scale}
-  const double amp = std::log(std::max(1.0, amplification));
-  const double ma = log_moment(a, theta), mb = log_moment(b, theta);
-  // The budget is relative to the weighted mass M(a) M(b) of the result: ratios W / M are what
-  // later convolutions preserve (both are multiplied by the same moments).
-  const bool extended =
-      std::log(convolution_error_bound(at, bt, Precision::Double)) + log_scale + amp > d.log_error_budget + ma + mb;
-  const Convolution c = convolve(at, bt, extended ? Precision::Extended : Precision::Double);
-  LossDistribution p;
-  p.h = a.h;
-  p.tilt = theta;
-  p.offset = a.offset + b.offset;
-  p.mass.resize(c.values.size());
-  const double cap = total(a.mass) * total(b.mass) * (1.0 + 1e-12);  // the exact entries are at most this
-  // Entries at the round-off floor (tilted value <= twice the L2 error bound, which bounds every
-  // entry's error) are set to 0: untilted, that noise would be multiplied by e^{theta (ref - l)}.
-  // The exact entry there is at most the value plus its error, so zeroing adds at most the value:
-  // the values zeroed are charged to the weighted ledger.
-  const double floor = 2.0 * c.l1_error / std::sqrt(static_cast<double>(std::max<std::size_t>(c.values.size(), 1)));
-  double zeroed = 0.0;
-  for (std::size_t i = 0; i < p.mass.size(); ++i) {
-    const double v = c.values[i];
-    if (v <= floor) {
-      zeroed += v;
-      p.mass[i] = 0.0;
-      continue;
-    }
-    const double x = -theta * (p.loss_at(i) - (ra + rb));
-    span = std::max(span, x);
-    p.mass[i] = std::min(cap, x < 600.0 ? v * std::exp(x) : std::exp(std::log(v) + x));
-  }
-  p.infinity_mass = std::min(1.0, (a.infinity_mass + b.infinity_mass - a.infinity_mass * b.infinity_mass) * (1.0 + 4.0 * u));
-  // Ledgers: w(e_a * b^) <= W_a M(b^), w(a * e_b) <= (M(a^) + W_a) W_b, plus this FFT's bound; the
-  // masses dropped by underflow count as errors of their input.
-  const double wa = log_add(a.log_weighted_error, underflow_a), wb = log_add(b.log_weighted_error, underflow_b);
-  double w = -kInf;
-  if (wa > -kInf) w = log_add(w, wa + mb);
-  if (wb > -kInf) w = log_add(w, wb + log_add(ma, wa));
-  if (c.l1_error > 0.0) w = log_add(w, std::log(c.l1_error) + log_scale);
-  if (zeroed > 0.0) w = log_add(w, std::log(zeroed * (1.0 + 1e-12)) + log_scale);
-  p.log_weighted_error = w == -kInf ? w : w + 1e-12;
-  p.absolute_error = (a.absolute_error + b.absolute_error) * (1.0 + 4.0 * u);
-  // The tilts' exponentials are rounded: a componentwise relative error of about (span + 4) u each way.
-  p.relative_error = a.relative_error + b.relative_error + a.relative_error * b.relative_error + 4.0 * (span + 8.0) * u;
-  p.truncated = a.truncated + b.truncated;
-  p.tail_excess = a.tail_excess + b.tail_excess;
-  p.factors = a.factors + b.factors;
-  // What is moved or dropped here is moved again in every later copy.
-  truncate(p, d.tail / amplification, d.log_error_budget + ma + mb - amp);
-  return p;
-}
-
-LossDistribution self_compose(const LossDistribution& a, std::int64_t times, const Discretisation& d) {
-  if (times < 1) throw std::invalid_argument("self_compose: times = " + std::to_string(times) + " must be >= 1");
-  LossDistribution base = a, result;
-  bool have = false;
-  const double total_times = static_cast<double>(times);
-  double copies = 1.0;  // factors of `a` in base
-  while (times > 0) {
-    if (times & 1) {
-      result = have ? compose(result, base, d) : base;
-      have = true;
-    }
-    times >>= 1;
-    if (times > 0) {
-      copies *= 2.0;
-      // the squared base enters the result about total_times / copies times
-      base = compose(base, base, d, std::max(1.0, total_times / copies));
-    }
-  }
-  return result;
 }
 
 DeltaBounds delta_at(const LossDistribution& p, double epsilon) {

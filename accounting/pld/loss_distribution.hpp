@@ -16,12 +16,11 @@
 //    the pair's (DGKKM Thm 3.2; composition of dominating pairs: Zhu, Dong & Wang 2022, arXiv:2106.08567,
 //    Thm 10);
 //  - truncation: mass above the kept range goes to the infinity atom, mass below it to its lowest point;
-//  - FFT round-off is not a move: it is bounded in a norm weighted by e^{theta l} (the convolution
-//    runs on the tilted masses m_i e^{theta (l_i - ref)}, where the FFT's absolute error bound,
-//    fft_convolution.hpp, becomes an error relative to the moment E[e^{theta L}] once untilted), so
-//    that at epsilon it costs at most e^{-theta epsilon} W: a fraction of delta near the Chernoff-optimal
-//    theta, not an absolute amount that the k copies of a self-composition would multiply. Mass dropped
-//    from the far bottom is charged to the same ledger W; errors that reach the infinity atom go to an
+//  - composition (fourier_composition.hpp): the window's tails are bounded and moved to the infinity
+//    atom; FFT round-off is not a move: it is bounded in a norm weighted by e^{theta l} (the
+//    transforms act on tilted masses), the ledger W, which at epsilon costs at most
+//    e^{-theta epsilon} W: a fraction of delta near the Chernoff-optimal theta, not an absolute amount
+//    that the k copies of a composition would multiply. Errors that reach the infinity atom go to an
 //    unweighted ledger A; the rounding of the tilts is componentwise relative (`relative_error`).
 // A certified lower estimate comes for free: the PLD rounded DOWN to the grid has the tails T_{i+1},
 // i.e. it is the connect-the-dots PLD shifted by -h; so the composition of k discretised factors,
@@ -60,24 +59,14 @@ struct Discretisation {
   double tail = 1e-15;
   std::size_t max_points = std::size_t{1} << 24;  ///< refuse (std::length_error) beyond
   double tilt = 0.0;  ///< theta of the weighted error ledger (>= 0)
-  /// log of the weighted error one convolution may add, relative to the weighted mass of its result
-  /// and after the amplification of later self-compositions: a convolution whose double-precision
-  /// bound exceeds it runs in long double, and at most this much weighted mass is dropped from the
-  /// bottom per truncation.
+  /// log of the weighted mass sum m_i e^{theta l_i} a truncation may drop from the bottom (charged to
+  /// the ledger W); -infinity (the default) drops nothing
   double log_error_budget = -std::numeric_limits<double>::infinity();
 };
 
 /// The connect-the-dots PLD of `pair` on the grid i h, tails rounded up (see the header). `copies`:
 /// how many times it will be composed (its truncations then move at most d.tail / copies each).
 LossDistribution discretise(const DominatingPair& pair, const Discretisation& d, double copies = 1.0);
-
-/// The PLD of the composition of the two pairs (their grids must agree), truncated. `amplification`:
-/// how many times the result will be composed with itself later (its round-off counts that often).
-LossDistribution compose(const LossDistribution& a, const LossDistribution& b, const Discretisation& d,
-                         double amplification = 1.0);
-
-/// The PLD of `times` compositions of `a` with itself (times >= 1), by repeated squaring.
-LossDistribution self_compose(const LossDistribution& a, std::int64_t times, const Discretisation& d);
 
 /// log sum_i m_i e^{theta l_i} over the finite masses (-infinity when there are none), rounded up.
 double log_moment(const LossDistribution& p, double theta);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "accounting/pld/fourier_composition.hpp"
 #include "numerics/format_number.hpp"
 
 namespace rdpdyn::pld {
@@ -39,53 +40,27 @@ PldAccountant::PldAccountant(std::vector<Direction> directions, AccountantOption
     throw std::invalid_argument("PLD accuracy " + format_number(options_.accuracy) + " must lie in (0, 1)");
 }
 
-PldAccountant::Composed PldAccountant::compose_at(double h, double reference_delta, double epsilon_hint) const {
+PldAccountant::Composed PldAccountant::compose_at(double h, double reference_delta) const {
   std::size_t parts = 0;
   for (const auto& d : directions_) parts += d.size();
   // The directions are independent compositions: the second runs on another thread (FFTW executes
-  // distinct plans concurrently; its planner is serialised in fft_convolution.cpp).
+  // distinct plans concurrently; its planner is serialised in real_fft.cpp).
   auto compose_direction = [&](const Direction& direction) {
     Discretisation d;
     d.h = h;
     d.max_points = options_.max_points;
-    // The truncated mass (moved to infinity: counted in delta in full) costs at most ~1e-7 of delta.
+    // The mass each step's discretisation moves to infinity (counted in delta in full) costs at
+    // most ~1e-7 of delta; the window of the composition at most ~4e-8 more (fourier_composition.hpp).
     d.tail = 1e-7 * reference_delta / static_cast<double>(std::max<std::size_t>(parts, 1));
     std::vector<LossDistribution> ones;
     for (const auto& part : direction) ones.push_back(discretise(*part.pair, d, static_cast<double>(part.count)));
-    // The tilt theta of the error ledger: the Chernoff-optimal one for delta, argmin over theta of
-    // (log E[e^{theta L}] + log(1/delta)) / theta, where the round-off then costs a fixed fraction of
-    // delta (loss_distribution.hpp); each operation may add 1e-9 of the weighted mass it produces.
-    double best_theta = 1.0, best_bound = kInf;
-    for (double theta = 0.02; theta <= 64.0; theta *= 1.1) {
-      double moment = 0.0;
-      for (std::size_t k = 0; k < ones.size(); ++k)
-        moment += static_cast<double>(direction[k].count) * log_moment(ones[k], theta);
-      const double bound = (moment - std::log(reference_delta)) / theta;
-      if (bound < best_bound) best_bound = bound, best_theta = theta;
-    }
-    d.tilt = best_theta;
-    // The ledger's cost at epsilon is e^{-theta epsilon} W: with W at most ~1e-8 delta e^{theta eps_hint}
-    // (eps_hint <= the final epsilon, from a coarser grid) the round-off costs at most ~1e-8 of delta.
-    // Each of the ~2 log2(steps) operations gets its share, relative to the weighted mass it makes.
-    double moment = 0.0, operations = 1.0;
-    for (std::size_t k = 0; k < ones.size(); ++k) {
-      moment += static_cast<double>(direction[k].count) * log_moment(ones[k], best_theta);
-      operations += 2.0 * std::log2(static_cast<double>(direction[k].count) + 1.0) + 1.0;
-    }
-    d.log_error_budget = std::min(std::log(1e-9), std::log(1e-8 * reference_delta) + best_theta * epsilon_hint - moment -
-                                                      std::log(operations));
-    LossDistribution total;
-    bool have = false;
-    for (std::size_t k = 0; k < ones.size(); ++k) {
-      ones[k].tilt = d.tilt;
-      LossDistribution run = direction[k].count == 1 ? std::move(ones[k]) : self_compose(ones[k], direction[k].count, d);
-      total = have ? compose(total, run, d) : std::move(run);
-      have = true;
-    }
-    if (total.mass.size() > options_.max_points)
-      throw std::length_error("the composed privacy loss needs " + std::to_string(total.mass.size()) +
-                              " grid points, more than the limit " + std::to_string(options_.max_points));
-    return total;
+    std::vector<CountedLoss> counted;
+    for (std::size_t k = 0; k < ones.size(); ++k) counted.push_back({&ones[k], direction[k].count});
+    FourierOptions f;
+    f.reference_delta = reference_delta;
+    f.tail = 1e-8 * reference_delta;
+    f.max_points = options_.max_points;
+    return compose_in_fourier(counted, f);
   };
   Composed c;
   c.h = h;
@@ -100,23 +75,14 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
 const PldAccountant::Composed& PldAccountant::chosen(double reference_delta) const {
   std::lock_guard lock(mutex_);
   if (auto it = cache_.find(reference_delta); it != cache_.end()) return it->second;
-  if (options_.grid > 0.0) {
-    // a coarse first pass finds an epsilon that sets the round-off budget of the real one (the
-    // coarse epsilon is above the fine one, so its hint is scaled down)
-    const double coarse = std::max(options_.grid, kCoarsestGrid);
-    const Composed rough = compose_at(coarse, reference_delta, 0.0);
-    if (coarse == options_.grid) return cache_.emplace(reference_delta, rough).first->second;
-    const double hint = worst_epsilon(rough.plds, reference_delta);
-    return cache_.emplace(reference_delta, compose_at(options_.grid, reference_delta, std::isfinite(hint) ? 0.95 * hint : 0.0))
-        .first->second;
-  }
-  Composed prev = compose_at(kCoarsestGrid, reference_delta, 0.0);
+  if (options_.grid > 0.0) return cache_.emplace(reference_delta, compose_at(options_.grid, reference_delta)).first->second;
+  Composed prev = compose_at(kCoarsestGrid, reference_delta);
   double eps_prev = worst_epsilon(prev.plds, reference_delta);
   for (double h = kCoarsestGrid / 2.0; h >= kFinestGrid; h /= 2.0) {
     if (!std::isfinite(eps_prev)) break;  // delta below what the certificate resolves: no finer grid helps
     Composed cur;
     try {
-      cur = compose_at(h, reference_delta, std::isfinite(eps_prev) ? 0.9 * eps_prev : 0.0);
+      cur = compose_at(h, reference_delta);
     } catch (const std::length_error&) {
       break;  // the finer grid does not fit: keep the certified coarser one
     }

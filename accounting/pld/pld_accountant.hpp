@@ -67,9 +67,7 @@ class PldAccountant {
     double h = 0.0;
     std::vector<LossDistribution> plds;  ///< one per direction
   };
-  /// epsilon_hint: a value at or below the final epsilon (from a coarser grid; 0 if none), which
-  /// sets the round-off budget (pld_accountant.cpp).
-  Composed compose_at(double h, double reference_delta, double epsilon_hint) const;
+  Composed compose_at(double h, double reference_delta) const;
   const Composed& chosen(double reference_delta) const;
 
   std::vector<Direction> directions_;
