@@ -1,4 +1,6 @@
 #include "io/config.hpp"
+
+#include "accounting/pld/loss_distribution.hpp"
 #include "io/config_document.hpp"
 
 #include <algorithm>
@@ -575,11 +577,10 @@ void parse_analysis(const Section& s, RunConfig& cfg) {
   }
   if (s.has("pld_grid")) {
     const double h = s.number("pld_grid");
-    int e = 0;
-    if (!(h >= 0x1p-20 && h <= 0x1p-4) || std::frexp(h, &e) != 0.5)
+    if (!(h >= 0x1p-20 && h <= 0x1p-4) || !pld::is_exact_grid_spacing(h))
       throw SpecError(s.key("pld_grid"), format_number(h),
-                      "must be a power of 2 in [2^-20, 2^-4] nats (e.g. 0.0001220703125 = 2^-13; a power of 2 keeps "
-                      "the grid points exact)");
+                      "must be 2^k or 3 x 2^k in [2^-20, 2^-4] nats (e.g. 0.0001220703125 = 2^-13 or "
+                      "0.000091552734375 = 3 x 2^-15; such spacings keep the grid points exact)");
     cfg.spec.pld.grid = h;
   }
   if (s.has("rtol")) {

@@ -152,7 +152,7 @@ struct RunSpec {
   std::optional<double> report_delta;       ///< [report] delta: add epsilon at this delta
   std::optional<double> report_epsilon;     ///< [report] epsilon: add delta at this epsilon (profile entries)
   /// [analysis] pld_accuracy, pld_grid: the PLD accountant's refinement target (relative accuracy of
-  /// epsilon) or a fixed grid spacing (a power of 2, nats); accounting/pld/pld_accountant.hpp.
+  /// epsilon) or a fixed grid spacing (2^k or 3 x 2^k, nats); accounting/pld/pld_accountant.hpp.
   struct PldSettings {
     double accuracy = 1e-4;
     std::optional<double> grid;

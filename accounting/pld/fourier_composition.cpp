@@ -15,6 +15,15 @@ namespace {
 constexpr double u = 0x1p-53;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Exponentials along the grid: exact every kRampBlock cells, products by the one-cell factor
+// between; each value then carries at most kRampError u more relative error (kRampBlock rounded
+// products and the factor's own rounding raised to that power).
+constexpr std::size_t kRampBlock = 64;
+constexpr double kRampError = 4.0 * kRampBlock + 8.0;
+// Products continue only from a value far from overflow and underflow (a factor up to e^{64 theta h}
+// away), else each cell's exponential is taken afresh.
+bool in_ramp_range(double v) { return v > 0x1p-800 && v < 0x1p800; }
+
 // The tilts at which moments are taken: theta's candidates and the Chernoff bounds' exponents.
 std::vector<double> tilt_grid() {
   std::vector<double> s;
@@ -36,20 +45,27 @@ struct StepMoments {
     while (hi > lo && p.mass[hi - 1] == 0.0) --hi;
     const double slack = (3.0 * static_cast<double>(n) + 8.0) * u;
     const double floor = static_cast<double>(n) * 0x1p-1070;
-    for (double s : grid) {
-      if (lo == hi) {
-        positive.push_back(-kInf);
-        negative.push_back(-kInf);
-        continue;
-      }
-      const double w = std::exp(-s * p.h);
-      double up = 0.0;  // sum m_i w^{hi-1-i}
-      for (std::size_t i = lo; i < hi; ++i) up = up * w + p.mass[i];
-      double down = 0.0;  // sum m_i w^{i-lo}
-      for (std::size_t i = hi; i-- > lo;) down = down * w + p.mass[i];
-      const double top = s * p.loss_at(hi - 1), bottom = -s * p.loss_at(lo);
-      positive.push_back(top + std::log(up * (1.0 + slack) + floor) + 4.0 * u * (1.0 + std::fabs(top)));
-      negative.push_back(bottom + std::log(down * (1.0 + slack) + floor) + 4.0 * u * (1.0 + std::fabs(bottom)));
+    const std::size_t g = grid.size();
+    if (lo == hi) {
+      positive.assign(g, -kInf);
+      negative.assign(g, -kInf);
+      return;
+    }
+    std::vector<double> w(g), up(g, 0.0), down(g, 0.0);
+    for (std::size_t k = 0; k < g; ++k) w[k] = std::exp(-grid[k] * p.h);
+    // all tilts in one sweep each way (the inner loop over the tilts vectorises)
+    for (std::size_t i = lo; i < hi; ++i) {
+      const double m = p.mass[i];
+      for (std::size_t k = 0; k < g; ++k) up[k] = up[k] * w[k] + m;  // sum m_i w^{hi-1-i}
+    }
+    for (std::size_t i = hi; i-- > lo;) {
+      const double m = p.mass[i];
+      for (std::size_t k = 0; k < g; ++k) down[k] = down[k] * w[k] + m;  // sum m_i w^{i-lo}
+    }
+    for (std::size_t k = 0; k < g; ++k) {
+      const double top = grid[k] * p.loss_at(hi - 1), bottom = -grid[k] * p.loss_at(lo);
+      positive.push_back(top + std::log(up[k] * (1.0 + slack) + floor) + 4.0 * u * (1.0 + std::fabs(top)));
+      negative.push_back(bottom + std::log(down[k] * (1.0 + slack) + floor) + 4.0 * u * (1.0 + std::fabs(bottom)));
     }
   }
 };
@@ -146,9 +162,7 @@ LossDistribution compose_in_fourier(std::span<const CountedLoss> parts, const Fo
   // The Chernoff tilt can sit far above the tilt whose ledger costs least at the epsilon the PLD
   // gives (a loss bounded near epsilon, as the add pairs' -log(1 - q)); if the ledger costs more
   // than 1e-5 delta there (about 1e-5 / theta nats of epsilon), compose again at that epsilon's tilt.
-  LossDistribution raw = p;
-  raw.log_weighted_error = -kInf;
-  const double eps_raw = epsilon_at(raw, options.reference_delta).upper;
+  const double eps_raw = std::max(0.0, profile_epsilon(p, options.reference_delta));
   if (std::isfinite(eps_raw) && p.error_at(eps_raw) > 1e-5 * options.reference_delta) {
     FourierOptions again = options;
     again.tilt = tilt_at_epsilon(parts, eps_raw);
@@ -290,15 +304,18 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
     auto values = transform.values();
     std::fill(values.begin(), values.end(), 0.0);
     double argument = 0.0;
-    for (std::size_t i = 0; i < p.mass.size(); ++i) {
-      if (p.mass[i] == 0.0) continue;
-      const std::size_t r = cell_modulo(p.offset + static_cast<std::int64_t>(i), n);
+    const double per_cell = std::exp(theta * p.h);
+    double factor = 0.0;  // e^{theta l_i - c}: exact every kRampBlock cells, a product by e^{theta h} between
+    std::size_t cell = cell_modulo(p.offset, n);  // of cell i, stepped along
+    for (std::size_t i = 0; i < p.mass.size(); ++i, cell = cell + 1 == n ? 0 : cell + 1) {
       const double l = p.loss_at(i);
-      values[r] += p.mass[i] * std::exp(theta * l - c);
+      factor = i % kRampBlock == 0 || !in_ramp_range(factor) ? std::exp(theta * l - c) : factor * per_cell;
+      if (p.mass[i] == 0.0) continue;
+      values[cell] += p.mass[i] * factor;
       argument = std::max(argument, std::fabs(theta * l) + std::fabs(c));
     }
     const double wraps = std::ceil(static_cast<double>(p.mass.size()) / static_cast<double>(n));
-    const double xi = 2.0 * u * argument + (3.0 + wraps) * u;
+    const double xi = 2.0 * u * argument + (3.0 + wraps + kRampError) * u;
     log_tilt_error += static_cast<double>(parts[k].count) * std::log1p(xi);
     double l1 = 0.0, sq = 0.0;
     for (double v : values) l1 += v, sq += v * v;
@@ -334,17 +351,21 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
   out.mass.resize(n);
   const double scale = 1.0 / static_cast<double>(n);
   double largest_untilt_argument = 0.0;
-  for (std::size_t r = 0; r < n; ++r) {
-    const double y = values[cell_modulo(first + static_cast<std::int64_t>(r), n)] * scale;
+  const double per_cell = std::exp(-theta * h);
+  double factor = 0.0;  // e^{S - theta l_r}, as the tilts above
+  std::size_t cell = cell_modulo(first, n);
+  for (std::size_t r = 0; r < n; ++r, cell = cell + 1 == n ? 0 : cell + 1) {
+    const double argument = log_norm - theta * out.loss_at(r);
+    factor = r % kRampBlock == 0 || !in_ramp_range(factor) ? std::exp(argument) : factor * per_cell;
+    const double y = values[cell] * scale;
     if (!(y > 0.0)) {
       out.mass[r] = 0.0;
       continue;
     }
-    const double argument = log_norm - theta * out.loss_at(r);
     largest_untilt_argument = std::max(largest_untilt_argument, std::fabs(log_norm) + std::fabs(theta * out.loss_at(r)));
-    out.mass[r] = argument > 700.0 ? std::min(1.0, std::exp(std::log(y) + argument)) : std::min(1.0, y * std::exp(argument));
+    out.mass[r] = argument > 700.0 ? std::min(1.0, std::exp(std::log(y) + argument)) : std::min(1.0, y * factor);
   }
-  const double untilt_error = 2.0 * u * largest_untilt_argument + 6.0 * u +
+  const double untilt_error = 2.0 * u * largest_untilt_argument + (6.0 + kRampError) * u +
                               2.0 * u * (4.0 + static_cast<double>(parts.size())) * norm_magnitude;
   out.relative_error = std::expm1((log_tilt_error + std::log1p(untilt_error)) * (1.0 + 1e-9)) * (1.0 + 1e-9);
   out.log_weighted_error = l1_error > 0.0 ? std::log(l1_error) + log_norm + 1e-12 * (1.0 + std::fabs(log_norm)) : -kInf;

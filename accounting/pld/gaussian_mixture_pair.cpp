@@ -44,17 +44,23 @@ GaussianMixturePair::GaussianMixturePair(std::vector<MixtureComponent> component
   if (std::fabs(total - 1.0) > 1e-12)
     throw std::invalid_argument("mixture weights sum to " + format_number(total) + ", not 1");
   if (!(max_mean_ > 0.0)) throw std::invalid_argument("a Gaussian mixture pair needs a mean > 0");
+  for (const auto& c : components_) log_weights_.push_back(std::log(c.weight));
+  log_zero_weight_ = std::log(zero_weight_);
 }
 
 Approx GaussianMixturePair::forward_loss(double x) const {
   double top = -kInf, scale = 0.0;
-  for (const auto& c : components_) {
-    const double l = c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight);
+  for (std::size_t k = 0; k < components_.size(); ++k) {
+    const auto& c = components_[k];
+    const double l = c.mean * x - 0.5 * c.mean * c.mean + log_weights_[k];
     top = std::max(top, l);
-    scale = std::max(scale, std::fabs(c.mean * x) + c.mean * c.mean + std::fabs(std::log(c.weight)));
+    scale = std::max(scale, std::fabs(c.mean * x) + c.mean * c.mean + std::fabs(log_weights_[k]));
   }
   double sum = 0.0;
-  for (const auto& c : components_) sum += std::exp(c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight) - top);
+  for (std::size_t k = 0; k < components_.size(); ++k) {
+    const auto& c = components_[k];
+    sum += std::exp(c.mean * x - 0.5 * c.mean * c.mean + log_weights_[k] - top);
+  }
   const double value = top + std::log(sum);
   const double j = static_cast<double>(components_.size());
   return {value, 8.0 * (j + 8.0) * u * (1.0 + std::fabs(value) + scale)};
@@ -63,10 +69,12 @@ Approx GaussianMixturePair::forward_loss(double x) const {
 // L'(x): the mean of the means under the softmax weights w_j e^{m_j x - m_j^2/2}.
 double GaussianMixturePair::forward_slope(double x) const {
   double top = -kInf;
-  for (const auto& c : components_) top = std::max(top, c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight));
+  for (std::size_t k = 0; k < components_.size(); ++k)
+    top = std::max(top, components_[k].mean * x - 0.5 * components_[k].mean * components_[k].mean + log_weights_[k]);
   double num = 0.0, den = 0.0;
-  for (const auto& c : components_) {
-    const double e = std::exp(c.mean * x - 0.5 * c.mean * c.mean + std::log(c.weight) - top);
+  for (std::size_t k = 0; k < components_.size(); ++k) {
+    const auto& c = components_[k];
+    const double e = std::exp(c.mean * x - 0.5 * c.mean * c.mean + log_weights_[k] - top);
     num += c.mean * e;
     den += e;
   }
@@ -83,11 +91,11 @@ double GaussianMixturePair::threshold_for(double target, bool above) const {
     const double m = components_[0].mean;
     x = (target + 0.5 * m * m) / m;
     closed = true;
-  } else if (components_.size() == 2 && components_[0].mean == 0.0 && target > std::log(zero_weight_)) {
-    const double w0 = components_[0].weight, w1 = components_[1].weight, m = components_[1].mean;
+  } else if (components_.size() == 2 && components_[0].mean == 0.0 && target > log_zero_weight_) {
+    const double log_w0 = log_weights_[0], log_w1 = log_weights_[1], m = components_[1].mean;
     // e^target - w0 = w0 (e^{target - log w0} - 1), computed without cancellation
-    const double excess = std::log(w0) + std::log(std::expm1(target - std::log(w0)));
-    x = (excess - std::log(w1) + 0.5 * m * m) / m;
+    const double excess = log_w0 + std::log(std::expm1(target - log_w0));
+    x = (excess - log_w1 + 0.5 * m * m) / m;
     closed = std::isfinite(x);
   }
   if (!closed) x = newton_root(target);
@@ -134,13 +142,13 @@ double GaussianMixturePair::forward_value(double t, double& error, double& p_tai
   double value = 0.0;
   error = 0.0;
   const double mt = t >= 0.0 ? normal_mills_ratio(t) : 0.0;
-  const double tail_t = upper_tail(t);
+  const double tail_t = t >= 0.0 ? 0.0 : upper_tail(t);
   for (const auto& c : components_) {
     const double s = t - c.mean;
     double term, scale, rel;
     if (t >= 0.0) {  // Mills form: phi(s) [M(s) - M(t)], both terms >= 0
       const double ps = phi(s);
-      const double ms = normal_mills_ratio(s);
+      const double ms = c.mean == 0.0 ? mt : normal_mills_ratio(s);  // s = t: the same ratio
       term = ps * (ms - mt);
       scale = ps * (ms + mt);
       rel = 24.0 + 0.5 * s * s;
@@ -173,15 +181,15 @@ double GaussianMixturePair::reverse_value(double t, double& error, double& p_tai
     for (const auto& c : components_) {
       const double s = c.mean - t;
       const double p = kInvSqrt2Pi * std::exp(-0.5 * s * s - l.value);
-      const double ms = normal_mills_ratio(s);
+      const double ms = c.mean == 0.0 ? mt : normal_mills_ratio(s);  // s = -t: the same ratio
       value += c.weight * p * (mt - ms);
       error += c.weight * p * (mt + ms) * (24.0 + 0.5 * s * s + std::fabs(l.value) + l.error / u) * u;
     }
   } else {  // direct form: Phi(t) - e^{-L} sum_j w_j Phi(t - m_j)
     const double el = std::exp(-l.value);
     double sum = 0.0;
-    for (const auto& c : components_) sum += c.weight * upper_tail(c.mean - t);
-    const double head = upper_tail(-t);
+    const double head = p_tail;  // Phi(t)
+    for (const auto& c : components_) sum += c.weight * (c.mean == 0.0 ? head : upper_tail(c.mean - t));
     value = head - el * sum;
     error = (head + el * sum) * (24.0 + std::fabs(l.value) + l.error / u) * u;
   }
@@ -198,7 +206,7 @@ Approx GaussianMixturePair::hockey_stick(double epsilon) const {
   // delta(eps_t) - P(L > eps_t) (epsilon - eps_t) the lower one.
   double value = 0.0, error = 0.0, p_tail = 0.0, slack = 0.0;
   if (direction_ == Direction::Forward) {
-    if (zero_weight_ > 0.0 && epsilon <= std::log(zero_weight_)) {
+    if (zero_weight_ > 0.0 && epsilon <= log_zero_weight_) {
       const double v = -std::expm1(epsilon);  // the optimal set is everything
       return {v, 4.0 * u * v};
     }
@@ -208,7 +216,7 @@ Approx GaussianMixturePair::hockey_stick(double epsilon) const {
     const Approx l = forward_loss(t);
     slack = epsilon - (l.value - l.error);
   } else {
-    if (zero_weight_ > 0.0 && epsilon >= -std::log(zero_weight_)) return {0.0, 0.0};
+    if (zero_weight_ > 0.0 && epsilon >= -log_zero_weight_) return {0.0, 0.0};
     const double t = threshold_for(-epsilon, /*above=*/true);  // -L(t) <= epsilon
     if (t == kInf) return {0.5, 0.5 + 4.0 * u};  // [0, 1]
     value = reverse_value(t, error, p_tail);
@@ -226,13 +234,13 @@ void GaussianMixturePair::loss_range(double tail, double& lo, double& hi) const 
   if (direction_ == Direction::Forward) {
     const Approx a = forward_loss(min_mean_ - z), b = forward_loss(max_mean_ + z);
     lo = a.value - a.error;
-    if (zero_weight_ > 0.0) lo = std::max(lo, std::log(zero_weight_) - 4.0 * u);
+    if (zero_weight_ > 0.0) lo = std::max(lo, log_zero_weight_ - 4.0 * u);
     hi = b.value + b.error;
   } else {
     const Approx a = forward_loss(z), b = forward_loss(-z);
     lo = -a.value - a.error;
     hi = -b.value + b.error;
-    if (zero_weight_ > 0.0) hi = std::min(hi, -std::log(zero_weight_) + 4.0 * u * (1.0 - std::log(zero_weight_)));
+    if (zero_weight_ > 0.0) hi = std::min(hi, -log_zero_weight_ + 4.0 * u * (1.0 - log_zero_weight_));
   }
 }
 

@@ -20,6 +20,7 @@
 // At a requested epsilon the threshold t is bracketed so that the exact loss at the two ends lies
 // on either side of epsilon (with the loss's evaluation error), and delta is monotone in epsilon:
 // the two values bracket delta(epsilon) without relying on the root being exact.
+#include <limits>
 #include <vector>
 
 #include "accounting/pld/dominating_pair.hpp"
@@ -54,9 +55,11 @@ class GaussianMixturePair final : public DominatingPair {
   double reverse_value(double t, double& error, double& p_tail) const;
 
   std::vector<MixtureComponent> components_;
+  std::vector<double> log_weights_;  ///< log w_j, once (every evaluation needs them)
   Direction direction_;
   std::string label_;
   double zero_weight_ = 0.0;  ///< total weight of the components with mean 0 (the loss's infimum is its log)
+  double log_zero_weight_ = -std::numeric_limits<double>::infinity();
   double max_mean_ = 0.0;
   double min_mean_ = 0.0;
 };

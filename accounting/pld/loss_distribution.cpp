@@ -25,9 +25,8 @@ double log_add(double x, double y) {
 }
 
 void check_grid(double h) {
-  int e = 0;
-  if (!(h > 0.0) || std::frexp(h, &e) != 0.5)
-    throw std::invalid_argument("PLD grid spacing h = " + format_number(h) + " must be a power of 2");
+  if (!is_exact_grid_spacing(h))
+    throw std::invalid_argument("PLD grid spacing h = " + format_number(h) + " must be 2^k or 3 x 2^k");
 }
 
 // Moves the mass beyond the kept range: at most `tail` from the top to the infinity atom (an upward
@@ -88,7 +87,7 @@ Sum hockey_sum(const LossDistribution& p, double epsilon) {
   double a = 0.0, d = 0.0, count = 0.0;
   std::size_t j = p.mass.size();
   for (std::size_t i = p.mass.size(); i-- > 0;) {
-    if (p.loss_at(i) <= epsilon) break;  // exact: h is a power of 2
+    if (p.loss_at(i) <= epsilon) break;  // exact: h is 2^k or 3 2^k
     a += p.mass[i];
     d = p.mass[i] + decay * d;
     count += 1.0;
@@ -121,6 +120,12 @@ double solve_profile(const LossDistribution& p, double target) {
 }
 
 }  // namespace
+
+bool is_exact_grid_spacing(double h) {
+  int e = 0;
+  const double mantissa = h > 0.0 && std::isfinite(h) ? std::frexp(h, &e) : 0.0;
+  return mantissa == 0.5 || mantissa == 0.75;
+}
 
 double log_moment(const LossDistribution& p, double theta) {
   double top = -kInf;
@@ -213,6 +218,8 @@ DeltaBounds delta_at(const LossDistribution& p, double epsilon) {
                                 p.truncated - p.tail_excess - 4.0 * u * (p.infinity_mass + shifted.value));
   return out;
 }
+
+double profile_epsilon(const LossDistribution& p, double delta) { return solve_profile(p, delta); }
 
 EpsilonBounds epsilon_at(const LossDistribution& p, double delta) {
   if (!(delta > 0.0 && delta < 1.0)) throw std::invalid_argument("epsilon_at: delta = " + format_number(delta) + " must lie in (0, 1)");

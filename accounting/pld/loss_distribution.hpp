@@ -53,6 +53,10 @@ struct LossDistribution {
   double error_at(double epsilon) const;
 };
 
+/// Whether h = 2^k or 3 2^k: then every grid point i h (|i| < 2^51) is an exact double, which the
+/// certificate's comparisons and sums rely on.
+bool is_exact_grid_spacing(double h);
+
 /// How finely and how far: grid spacing h, and the largest mass a single truncation may move.
 struct Discretisation {
   double h = 1e-4;
@@ -90,5 +94,10 @@ struct EpsilonBounds {
   double lower = 0.0;
 };
 EpsilonBounds epsilon_at(const LossDistribution& pld, double delta);
+
+/// The epsilon at which the stored masses' profile (infinity atom + hockey sum, no ledgers) equals
+/// delta: an estimate, not a bound (it steers the choice of a tilt). +infinity when the infinity atom
+/// alone exceeds delta, -infinity when the whole profile is below it.
+double profile_epsilon(const LossDistribution& pld, double delta);
 
 }  // namespace rdpdyn::pld

@@ -32,9 +32,8 @@ PldAccountant::PldAccountant(std::vector<Direction> directions, AccountantOption
     for (const auto& part : d)
       if (!part.pair || part.count < 1) throw std::invalid_argument("a PLD composition part needs a pair and a count >= 1");
   if (options_.grid != 0.0) {
-    int e = 0;
-    if (!(options_.grid > 0.0) || std::frexp(options_.grid, &e) != 0.5)
-      throw std::invalid_argument("PLD grid " + format_number(options_.grid) + " must be a power of 2");
+    if (!is_exact_grid_spacing(options_.grid))
+      throw std::invalid_argument("PLD grid " + format_number(options_.grid) + " must be 2^k or 3 x 2^k");
   }
   if (!(options_.accuracy > 0.0 && options_.accuracy < 1.0))
     throw std::invalid_argument("PLD accuracy " + format_number(options_.accuracy) + " must lie in (0, 1)");
@@ -44,7 +43,7 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
   std::size_t parts = 0;
   for (const auto& d : directions_) parts += d.size();
   // The directions are independent compositions: the second runs on another thread (FFTW executes
-  // distinct plans concurrently; its planner is serialised in real_fft.cpp).
+  // plans on distinct arrays concurrently; its planner is serialised in real_fft.cpp).
   auto compose_direction = [&](const Direction& direction) {
     Discretisation d;
     d.h = h;

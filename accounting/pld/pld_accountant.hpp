@@ -32,7 +32,7 @@ struct AccountantOptions {
   /// is at most accuracy * eps(h). Every value on every grid is a certified upper bound; the accuracy
   /// only decides how tight.
   double accuracy = 1e-4;
-  /// A fixed grid spacing (a power of 2) instead: 0 = choose by `accuracy`.
+  /// A fixed grid spacing (2^k or 3 2^k, so the grid points are exact) instead: 0 = choose by `accuracy`.
   double grid = 0.0;
   /// Refuse (std::length_error) a composition needing more grid points than this.
   std::size_t max_points = std::size_t{1} << 22;

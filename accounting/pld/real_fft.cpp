@@ -3,6 +3,7 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <mutex>
 #include <new>
@@ -13,12 +14,6 @@ namespace rdpdyn::pld {
 namespace {
 
 constexpr double u = 0x1p-53;
-
-// FFTW's planner is not thread-safe; execution of distinct plans on distinct arrays is.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
 
 // Higham's rho (header) at the unit roundoff `unit`, with eta 4 times the radix-2 value.
 double higham_rho(double unit, std::size_t n) {
@@ -40,6 +35,29 @@ std::size_t fft_size(std::size_t n) {
 
 double fft_relative_error(std::size_t n) { return higham_rho(u, n); }
 
+namespace {
+
+// One pair of plans per length, made once (FFTW_ESTIMATE plans are cheap but compute their twiddle
+// tables each time) and executed on any arrays from fftw_malloc (same alignment) through FFTW's
+// new-array interface. Kept for the life of the process: a few lengths, a few MB of twiddles.
+struct Plans {
+  fftw_plan forward = nullptr, inverse = nullptr;
+};
+
+const Plans& plans_for(std::size_t n, double* values, fftw_complex* spectrum) {
+  static std::mutex m;  // FFTW's planner is not thread-safe; executing plans is
+  static std::map<std::size_t, Plans> cache;
+  std::lock_guard lock(m);
+  if (auto it = cache.find(n); it != cache.end()) return it->second;
+  Plans p;
+  p.forward = fftw_plan_dft_r2c_1d(static_cast<int>(n), values, spectrum, FFTW_ESTIMATE);
+  p.inverse = fftw_plan_dft_c2r_1d(static_cast<int>(n), spectrum, values, FFTW_ESTIMATE);
+  if (!p.forward || !p.inverse) throw std::runtime_error("FFTW could not plan a transform of length " + std::to_string(n));
+  return cache.emplace(n, p).first->second;
+}
+
+}  // namespace
+
 RealTransform::RealTransform(std::size_t n) : n_(n) {
   if (n < 2 || n > static_cast<std::size_t>(1) << 30) throw std::invalid_argument("RealTransform: length out of range");
   values_ = static_cast<double*>(fftw_malloc(sizeof(double) * n));
@@ -49,30 +67,27 @@ RealTransform::RealTransform(std::size_t n) : n_(n) {
     fftw_free(spectrum_);
     throw std::bad_alloc();
   }
-  std::lock_guard lock(planner_mutex());
-  auto* c = reinterpret_cast<fftw_complex*>(spectrum_);
-  forward_plan_ = fftw_plan_dft_r2c_1d(static_cast<int>(n), values_, c, FFTW_ESTIMATE);
-  inverse_plan_ = fftw_plan_dft_c2r_1d(static_cast<int>(n), c, values_, FFTW_ESTIMATE);
-  if (!forward_plan_ || !inverse_plan_) {
-    if (forward_plan_) fftw_destroy_plan(static_cast<fftw_plan>(forward_plan_));
-    if (inverse_plan_) fftw_destroy_plan(static_cast<fftw_plan>(inverse_plan_));
+  try {
+    const Plans& p = plans_for(n, values_, reinterpret_cast<fftw_complex*>(spectrum_));
+    forward_plan_ = p.forward;
+    inverse_plan_ = p.inverse;
+  } catch (...) {
     fftw_free(values_);
     fftw_free(spectrum_);
-    throw std::runtime_error("FFTW could not plan a transform of length " + std::to_string(n));
+    throw;
   }
 }
 
 RealTransform::~RealTransform() {
-  {
-    std::lock_guard lock(planner_mutex());
-    fftw_destroy_plan(static_cast<fftw_plan>(forward_plan_));
-    fftw_destroy_plan(static_cast<fftw_plan>(inverse_plan_));
-  }
   fftw_free(values_);
   fftw_free(spectrum_);
 }
 
-void RealTransform::forward() { fftw_execute(static_cast<fftw_plan>(forward_plan_)); }
-void RealTransform::inverse() { fftw_execute(static_cast<fftw_plan>(inverse_plan_)); }
+void RealTransform::forward() {
+  fftw_execute_dft_r2c(static_cast<fftw_plan>(forward_plan_), values_, reinterpret_cast<fftw_complex*>(spectrum_));
+}
+void RealTransform::inverse() {
+  fftw_execute_dft_c2r(static_cast<fftw_plan>(inverse_plan_), reinterpret_cast<fftw_complex*>(spectrum_), values_);
+}
 
 }  // namespace rdpdyn::pld

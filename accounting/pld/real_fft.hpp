@@ -20,9 +20,9 @@ std::size_t fft_size(std::size_t n);
 /// Higham's rho (header) for a double transform of length n: ||fl(FFT x) - FFT x||_2 <= rho ||FFT x||_2.
 double fft_relative_error(std::size_t n);
 
-/// FFTW's real transforms of one length (FFTW_ESTIMATE plans: deterministic, the same bits on every
-/// run), for work done in the frequency domain. Not copyable; one per thread (plan creation is
-/// serialised, execution of distinct plans is thread-safe).
+/// FFTW's real transforms of one length (FFTW_ESTIMATE plans, made once per length and shared:
+/// deterministic, the same bits on every run), for work done in the frequency domain. Not copyable;
+/// one per thread (planning is serialised, executing on distinct arrays is thread-safe).
 class RealTransform {
  public:
   explicit RealTransform(std::size_t n);
