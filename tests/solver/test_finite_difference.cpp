@@ -330,9 +330,12 @@ TEST_CASE("Composed certification with the optimal gamma on the squared loss: ne
       REQUIRE(cloud.certified[r][j] >= exact);
       CHECK(cloud.certified[r][j] <= exact * (1 + 1e-4));
     }
+  // The cloud's chords: measured 0 below and 5.97e-5 above the shooting (record 10, order 2).
   const Spread c = spread(cloud, shooting);
-  WARN("cloud vs shooting: at most " << c.below << " below, " << c.above << " above (record "
-                                      << c.record_above << ", order " << cfg.spec.orders[c.order_above] << ")");
+  INFO("cloud vs shooting: at most " << c.below << " below, " << c.above << " above (record " << c.record_above
+                                     << ", order " << cfg.spec.orders[c.order_above] << ")");
+  CHECK(c.below < 1e-6);
+  CHECK(c.above < 2e-4);
 }
 
 TEST_CASE("Composed certification on curved characteristics stays within 1e-4 of the shooting", "[fd][certification][optimal]") {
