@@ -25,7 +25,7 @@ struct DiffusionInterval {
   /// sigma(t), S_v(t) replacing the two constants above where given (algorithm.kind = "pdi");
   /// null otherwise. Shared: every step of a program carries its interval, and a schedule given per
   /// step has a phase per step.
-  std::shared_ptr<const TimeCoefficients> varying;
+  std::shared_ptr<const TimeCoefficients> varying{};
   bool varies() const { return varying && varying->varies(); }
 };
 

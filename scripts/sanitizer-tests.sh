@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (issue 10, item 9).
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Builds everything but the benchmarks and the Python module (an instrumented extension cannot load
 # into an uninstrumented interpreter) in build-asan/ (RelWithDebInfo: -O2 -g, so reports carry
 # lines) and runs every ctest test with the sanitizers halting on the first report. Run after the

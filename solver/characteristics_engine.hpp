@@ -20,8 +20,8 @@ namespace rdpdyn {
 
 struct CharacteristicsOptions {
   RecordPlan record;
-  IntegrationTolerance tolerance;
-  StepProgress progress;  ///< called every 2^16 steps and at the end
+  IntegrationTolerance tolerance{};
+  StepProgress progress{};  ///< called every 2^16 steps and at the end
 };
 
 /// Called for each record, in order: the number of completed steps, the time, the LSI constant

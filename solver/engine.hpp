@@ -24,8 +24,8 @@ namespace rdpdyn {
 struct EngineSettings {
   RecordPlan record;
   IntegrationTolerance tolerance;
-  FiniteDifferenceGrid grid;
-  StepProgress progress;
+  FiniteDifferenceGrid grid{};
+  StepProgress progress{};
 };
 
 /// A 2-D series an engine reports beside R at every record (same shape), e.g. the uncertified

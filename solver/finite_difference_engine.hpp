@@ -27,7 +27,7 @@ struct FiniteDifferenceOptions {
   IntegrationTolerance tolerance;
   /// Off only for benchmarks of the scheme alone: the rows then carry NaN as certified values.
   bool certify = true;
-  StepProgress progress;  ///< called after every step, on rank 0
+  StepProgress progress{};  ///< called after every step, on rank 0
   /// Shooting: the Odeint reference for every value (tests and benchmarks compare against it).
   CertificationMethod certification = CertificationMethod::Composed;
   /// CloudSettings::path_steps (tests: 0 takes every value after step 0 from the cloud).

@@ -15,6 +15,9 @@ namespace {
 constexpr double u = 0x1p-53;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// e^{a + b}, rounded up: the sum's rounding (u (|a| + |b|)) and exp's own (an ulp).
+double exp_up(double a, double b) { return std::exp(a + b) * (1.0 + 4.0 * u * (1.0 + std::fabs(a) + std::fabs(b))); }
+
 // Exponentials along the grid: exact every kRampBlock cells, products by the one-cell factor
 // between; each value then carries at most kRampError u more relative error (kRampBlock rounded
 // products and the factor's own rounding raised to that power).
@@ -33,8 +36,9 @@ std::vector<double> tilt_grid() {
 
 // log E[e^{s L}; L finite] of one step at +s and -s for every s of tilt_grid(), rounded up. Each by
 // Horner's rule in w = e^{-|s| h} from the far end (no overflow, no exponential per cell): the
-// relative error is at most (3 n + 8) u (w's rounding raised to at most the n-th power, and the
-// nonnegative Horner sum, Higham Sec. 5.1); flushed underflows add at most n 2^-1070 absolutely.
+// relative error is at most (3 n + 8) u + 2 n u |s h| (w's rounding, and that of s h, raised to at
+// most the n-th power, and the nonnegative Horner sum, Higham Sec. 5.1); flushed underflows add at
+// most n 2^-1070 absolutely.
 struct StepMoments {
   std::vector<double> positive, negative;
 
@@ -64,8 +68,10 @@ struct StepMoments {
     }
     for (std::size_t k = 0; k < g; ++k) {
       const double top = grid[k] * p.loss_at(hi - 1), bottom = -grid[k] * p.loss_at(lo);
-      positive.push_back(top + std::log(up[k] * (1.0 + slack) + floor) + 4.0 * u * (1.0 + std::fabs(top)));
-      negative.push_back(bottom + std::log(down[k] * (1.0 + slack) + floor) + 4.0 * u * (1.0 + std::fabs(bottom)));
+      // + the rounding of s h itself (h = 3 2^k is not a power of 2), raised to the n-th power with w
+      const double relative = slack + 2.0 * static_cast<double>(n) * u * std::fabs(grid[k] * p.h);
+      positive.push_back(top + std::log(up[k] * (1.0 + relative) + floor) + 4.0 * u * (1.0 + std::fabs(top)));
+      negative.push_back(bottom + std::log(down[k] * (1.0 + relative) + floor) + 4.0 * u * (1.0 + std::fabs(bottom)));
     }
   }
 };
@@ -228,13 +234,21 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
     std::size_t lo = 0, hi = m.size();
     while (lo < hi && m[lo] == 0.0) ++lo;
     while (hi > lo && m[hi - 1] == 0.0) --hi;
-    support_first += part.count * (part.pld->offset + static_cast<std::int64_t>(lo));
-    support_last += part.count * (part.pld->offset + static_cast<std::int64_t>(hi) - 1);
+    std::int64_t low = 0, high = 0;
+    if (__builtin_mul_overflow(part.count, part.pld->offset + static_cast<std::int64_t>(lo), &low) ||
+        __builtin_mul_overflow(part.count, part.pld->offset + static_cast<std::int64_t>(hi) - 1, &high) ||
+        __builtin_add_overflow(support_first, low, &support_first) ||
+        __builtin_add_overflow(support_last, high, &support_last)) {
+      // beyond int64: no support bound (the Chernoff bounds alone)
+      support_first = std::numeric_limits<std::int64_t>::min();
+      support_last = std::numeric_limits<std::int64_t>::max();
+      break;
+    }
   }
   auto lower_tail_at = [&](double b) {
     if (b <= static_cast<double>(support_first) * h) return 0.0;
     double t = 1.0;
-    for (std::size_t i = 0; i < g; ++i) t = std::min(t, std::exp(log_down[i] + grid[i] * b));
+    for (std::size_t i = 0; i < g; ++i) t = std::min(t, exp_up(log_down[i], grid[i] * b));
     return t * (1.0 + 1e-12);
   };
   double chernoff_bottom = -kInf, chernoff_top = kInf;
@@ -274,9 +288,9 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
   // The bounds at the window actually used.
   double upper_tail = 1.0, wrapped_down = kInf;
   for (std::size_t i = 0; i < g; ++i) {
-    upper_tail = std::min(upper_tail, std::exp(log_up[i] - grid[i] * end_loss));
+    upper_tail = std::min(upper_tail, exp_up(log_up[i], -grid[i] * end_loss));
     if (i > theta_index)
-      wrapped_down = std::min(wrapped_down, std::exp(log_up[i] - theta * b_loss - (grid[i] - theta) * end_loss));
+      wrapped_down = std::min(wrapped_down, exp_up(log_up[i] - theta * b_loss, -(grid[i] - theta) * end_loss));
   }
   upper_tail *= 1.0 + 1e-12;
   wrapped_down *= 1.0 + 1e-12;
@@ -315,7 +329,8 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
       argument = std::max(argument, std::fabs(theta * l) + std::fabs(c));
     }
     const double wraps = std::ceil(static_cast<double>(p.mass.size()) / static_cast<double>(n));
-    const double xi = 2.0 * u * argument + (3.0 + wraps + kRampError) * u;
+    // + the ramp's factor e^{theta h}, whose argument's rounding (h = 3 2^k) is raised to kRampBlock
+    const double xi = 2.0 * u * argument + (3.0 + wraps + kRampError + 2.0 * kRampBlock * std::fabs(theta * p.h)) * u;
     log_tilt_error += static_cast<double>(parts[k].count) * std::log1p(xi);
     double l1 = 0.0, sq = 0.0;
     for (double v : values) l1 += v, sq += v * v;
@@ -365,9 +380,11 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
     largest_untilt_argument = std::max(largest_untilt_argument, std::fabs(log_norm) + std::fabs(theta * out.loss_at(r)));
     out.mass[r] = argument > 700.0 ? std::min(1.0, std::exp(std::log(y) + argument)) : std::min(1.0, y * factor);
   }
-  const double untilt_error = 2.0 * u * largest_untilt_argument + (6.0 + kRampError) * u +
+  const double untilt_error = 2.0 * u * largest_untilt_argument + (6.0 + kRampError + 2.0 * kRampBlock * std::fabs(theta * h)) * u +
                               2.0 * u * (4.0 + static_cast<double>(parts.size())) * norm_magnitude;
   out.relative_error = std::expm1((log_tilt_error + std::log1p(untilt_error)) * (1.0 + 1e-9)) * (1.0 + 1e-9);
+  if (!(l1_error >= 0.0) || !(spectrum_bound >= 1.0))
+    throw std::logic_error("compose_in_fourier: the round-off bound is not a number (internal error)");
   out.log_weighted_error = l1_error > 0.0 ? std::log(l1_error) + log_norm + 1e-12 * (1.0 + std::fabs(log_norm)) : -kInf;
   out.infinity_mass = std::min(1.0, std::nextafter(infinity + upper_tail + below_compensation, kInf));
   out.truncated += upper_tail + below_compensation + wrapped_up + wrapped_down;

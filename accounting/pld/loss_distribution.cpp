@@ -75,7 +75,8 @@ void truncate(LossDistribution& p, double tail, double log_drop) {
 // with A = sum_{i >= j} m_i and D = sum_{i >= j} m_i e^{l_j - l_i} by the recurrence
 // D <- m_i + e^{-h} D from the top (one exponential per call, not one per cell; l_j the lowest loss
 // above eps). Both sums are of nonnegative terms: A's relative error is at most (n + 1) u, D's at
-// most (2 n + 4) u (e^{-h} rounded, raised to at most the n-th power), e^{eps - l_j}'s (2 + |eps - l_j|) u;
+// most (3 n + 4) u (Horner's 2 roundings per step, e^{-h} rounded and raised to at most the n-th
+// power), e^{eps - l_j}'s (2 + |eps - l_j|) u;
 // the difference adds u of itself.
 struct Sum {
   double value = 0.0;
@@ -97,7 +98,7 @@ Sum hockey_sum(const LossDistribution& p, double epsilon) {
   const double x = epsilon - p.loss_at(j);  // in [-h, 0)
   const double b = std::exp(x) * d;
   s.value = std::max(0.0, a - b);
-  s.error = u * ((count + 1.0) * a + (2.0 * count + 8.0 + std::fabs(x)) * b + s.value) * (1.0 + 1e-9);
+  s.error = u * ((count + 1.0) * a + (3.0 * count + 8.0 + std::fabs(x)) * b + s.value) * (1.0 + 1e-9);
   return s;
 }
 
@@ -139,8 +140,10 @@ double log_moment(const LossDistribution& p, double theta) {
 }
 
 double LossDistribution::error_at(double epsilon) const {
-  const double weighted = log_weighted_error == -kInf ? 0.0 : std::exp(log_weighted_error - tilt * epsilon);
-  return weighted * (1.0 + 4.0 * u) + absolute_error;
+  if (log_weighted_error == -kInf) return absolute_error;
+  const double weighted = std::exp(log_weighted_error - tilt * epsilon);
+  // exp's argument carries u (|log W| + 2 |theta eps|) of rounding
+  return weighted * (1.0 + 4.0 * u * (1.0 + std::fabs(log_weighted_error) + 2.0 * std::fabs(tilt * epsilon))) + absolute_error;
 }
 
 LossDistribution no_loss(double h) {
@@ -208,9 +211,11 @@ DeltaBounds delta_at(const LossDistribution& p, double epsilon) {
   DeltaBounds out;
   const Sum s = hockey_sum(p, epsilon);
   const double raw = p.infinity_mass + s.value;
-  out.upper = std::min(1.0, std::nextafter((raw * (1.0 + 4.0 * u) + s.error + p.error_at(epsilon)) /
-                                               (1.0 - p.relative_error - 4.0 * u),
-                                           kInf));
+  const double denominator = 1.0 - p.relative_error - 4.0 * u;
+  out.upper = denominator <= 0.0 ? 1.0  // the relative error allows anything: no information
+                                 : std::min(1.0, std::nextafter((raw * (1.0 + 4.0 * u) + s.error + p.error_at(epsilon)) /
+                                                                    denominator,
+                                                                kInf));
   const double shifted_eps = epsilon + static_cast<double>(p.factors) * p.h;
   const Sum shifted = hockey_sum(p, shifted_eps);
   out.lower = std::max(0.0, (p.infinity_mass + shifted.value - shifted.error - p.error_at(shifted_eps)) /

@@ -103,7 +103,7 @@ TEST_CASE("kind = \"pdi\" equals the equivalent noisy-gd and Langevin runs to 1e
                           "[algorithm]\nkind = \"pdi\"\ntime = 2\nintervals = 100\nsigma = 0.02\nsensitivity = 0.0008\n";
   for (const std::string& lsi : {std::string("[lsi]\nkind = \"constant\"\nc = 2.5\n"),
                                  std::string("[lsi]\nkind = \"function\"\nc = \"2 + sin(t)\"\n")})
-    for (const std::string& gamma : {"0.5", "0.9", "\"optimal\""}) {
+    for (const char* gamma : {"0.5", "0.9", "\"optimal\""}) {
       const std::string tail = lsi + "[analysis]\ngamma = " + gamma + "\n";
       const Solution a = solve(gd + tail), b = solve(langevin + tail), p = solve(pdi + tail);
       REQUIRE(a.record_count() == p.record_count());
