@@ -137,7 +137,19 @@ void power_in_place(double& re, double& im, std::int64_t n) {
   im = ri;
 }
 
-LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const FourierOptions& options);
+LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const FourierOptions& options,
+                                 const std::vector<double>& grid, const std::vector<StepMoments>& moments);
+
+// The grid's tilt minimising E[e^{theta L}] e^{-theta epsilon} (tilt_at_epsilon).
+double tilt_at_epsilon_of(const std::vector<StepMoments>& moments, std::span<const CountedLoss> parts,
+                          const std::vector<double>& grid, double epsilon) {
+  double best_theta = grid.front(), best = kInf;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    const double v = composed_log_moment(moments, parts, i, +1) - grid[i] * epsilon;
+    if (v < best) best = v, best_theta = grid[i];
+  }
+  return best_theta;
+}
 
 }  // namespace
 
@@ -154,16 +166,15 @@ double tilt_at_epsilon(std::span<const CountedLoss> parts, double epsilon) {
   const std::vector<double> grid = tilt_grid();
   std::vector<StepMoments> moments;
   for (const auto& part : parts) moments.emplace_back(*part.pld, grid);
-  double best_theta = grid.front(), best = kInf;
-  for (std::size_t i = 0; i < grid.size(); ++i) {
-    const double v = composed_log_moment(moments, parts, i, +1) - grid[i] * epsilon;
-    if (v < best) best = v, best_theta = grid[i];
-  }
-  return best_theta;
+  return tilt_at_epsilon_of(moments, parts, grid, epsilon);
 }
 
 LossDistribution compose_in_fourier(std::span<const CountedLoss> parts, const FourierOptions& options) {
-  LossDistribution p = compose_at_tilt(parts, options);
+  check_parts(parts);
+  const std::vector<double> grid = tilt_grid();
+  std::vector<StepMoments> moments;  // once, for both compositions
+  for (const auto& part : parts) moments.emplace_back(*part.pld, grid);
+  LossDistribution p = compose_at_tilt(parts, options, grid, moments);
   if (options.tilt > 0.0) return p;
   // The Chernoff tilt can sit far above the tilt whose ledger costs least at the epsilon the PLD
   // gives (a loss bounded near epsilon, as the add pairs' -log(1 - q)); if the ledger costs more
@@ -171,16 +182,16 @@ LossDistribution compose_in_fourier(std::span<const CountedLoss> parts, const Fo
   const double eps_raw = std::max(0.0, profile_epsilon(p, options.reference_delta));
   if (std::isfinite(eps_raw) && p.error_at(eps_raw) > 1e-5 * options.reference_delta) {
     FourierOptions again = options;
-    again.tilt = tilt_at_epsilon(parts, eps_raw);
-    if (again.tilt < p.tilt) return compose_at_tilt(parts, again);
+    again.tilt = tilt_at_epsilon_of(moments, parts, grid, eps_raw);
+    if (again.tilt < p.tilt) return compose_at_tilt(parts, again, grid, moments);
   }
   return p;
 }
 
 namespace {
 
-LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const FourierOptions& options) {
-  check_parts(parts);
+LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const FourierOptions& options,
+                                 const std::vector<double>& grid, const std::vector<StepMoments>& moments) {
   const double h = parts.front().pld->h;
   double steps = 0.0;  // T = sum of counts
   for (const auto& part : parts) steps += static_cast<double>(part.count);
@@ -197,9 +208,6 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
   }
   const double infinity = std::min(1.0, -std::expm1(log_finite) * (1.0 + 16.0 * u * (8.0 + static_cast<double>(parts.size()))));
 
-  const std::vector<double> grid = tilt_grid();
-  std::vector<StepMoments> moments;
-  for (const auto& part : parts) moments.emplace_back(*part.pld, grid);
   if (composed_log_moment(moments, parts, 0, +1) == -kInf) {
     out.mass = {0.0};  // some step always has an infinite loss
     out.infinity_mass = std::nextafter(infinity, kInf);
@@ -325,7 +333,9 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
       const double l = p.loss_at(i);
       factor = i % kRampBlock == 0 || !in_ramp_range(factor) ? std::exp(theta * l - c) : factor * per_cell;
       if (p.mass[i] == 0.0) continue;
-      values[cell] += p.mass[i] * factor;
+      const double tilted = p.mass[i] * factor;
+      // a factor beyond the doubles (a mass below ~1e-300 far up the grid): in logs instead
+      values[cell] += std::isfinite(tilted) ? tilted : std::exp(std::log(p.mass[i]) + theta * l - c);
       argument = std::max(argument, std::fabs(theta * l) + std::fabs(c));
     }
     const double wraps = std::ceil(static_cast<double>(p.mass.size()) / static_cast<double>(n));
