@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "accounting/gaussian_dp.hpp"
+#include "accounting/pld/antipodal_mixture_pair.hpp"
 #include "accounting/pld/gaussian_mixture_pair.hpp"
 #include "accounting/pld/poisson_replace_pair.hpp"
 #include "accounting/pld/worse_of_pairs.hpp"
@@ -83,10 +84,12 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   // Sampled steps: the pairs of each phase, each event's Gaussian pair.
   r.amplified_by_sampling = true;
   const bool add_remove = run.adjacency == Adjacency::AddRemove;
-  // Poisson under replace-one: the pair given the batch size; where the sizes' law is too wide to
-  // tabulate (n q (1 - q) above about 1e10), the shared-component pair, which needs nothing.
+  // Poisson under replace-one: with per-record norms <= S_g/2, the antipodal pair (tight); else the
+  // pair given the batch size; where the sizes' law is too wide to tabulate (n q (1 - q) above about
+  // 1e10), the shared-component pair, which needs nothing.
+  const bool antipodal = poisson && !add_remove && run.gradients_norm_bounded;
   std::vector<std::pair<double, double>> bins;
-  if (poisson && !add_remove) try {
+  if (poisson && !add_remove && !antipodal) try {
       bins = pld::binomial_size_bins(run.n, q, 0.0, run.n);
     } catch (const std::length_error&) {
     }
@@ -97,6 +100,8 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     if (add_remove) {
       directions[0].push_back({std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Forward)), s.steps});
       directions[1].push_back({std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Reverse)), s.steps});
+    } else if (antipodal) {
+      directions[0].push_back({std::make_shared<pld::AntipodalMixturePair>(q, 0.5 / s.z), s.steps});
     } else if (per_step) {
       directions[0].push_back({pld::fixed_size_subsampled_gaussian_pair(q, 1.0 / s.z), s.steps});
     } else if (sizes_revealed) {
@@ -106,7 +111,14 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
       directions[0].push_back({std::make_shared<pld::SharedComponentPair>(q, inner), s.steps});
     }
   }
-  if (sizes_revealed) {
+  if (antipodal) {
+    r.status_here = AnalysisStatus::Derived;
+    r.status_note_here = "Poisson under replace-one with per-record gradient norms <= S_g/2: the antipodal pair "
+                         "(1-q) N(0) + q N(c) against (1-q) N(0) + q N(-c), c = S_g/(2 sigma), dominates each step "
+                         "(derived here: docs/derivations/replace_one_poisson_antipodal.md; dp_accounting's "
+                         "REPLACE_ONE pair; Lebeda, Regehr, Kamath & Steinke 2025, arXiv:2405.20769, Prop. 13, "
+                         "credited there, not read here)";
+  } else if (sizes_revealed) {
     r.status_here = AnalysisStatus::Derived;
     r.status_note_here = "Poisson under replace-one: each step given its batch size is Dong, Roth & Su's C_{k/n} "
                          "(arXiv:1905.02383, Thm 4.2), the sizes' law revealed (derived here: docs/pld.md, "
@@ -115,7 +127,8 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   for (double m : plan.event_mus)
     for (auto& d : directions) d.push_back({std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(m)), 1});
 
-  // R: the Rényi divergence of the same composed pairs.
+  // R: the Rényi divergence of the same composed pairs (for the antipodal pair, of the shared-component
+  // pair that dominates it: an upper bound).
   for (double alpha : run.orders) {
     double total = alpha * plan.event_slope;
     for (const auto& s : plan.stretches) {
@@ -131,8 +144,11 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   if (plan.stretches.size() > 1) r.reason += ", " + std::to_string(plan.stretches.size()) + " phases";
   if (plan.events > 0) r.reason += ", " + std::to_string(plan.events) + " released Gaussian event(s)";
   r.reason += add_remove      ? "; add/remove: remove and add pairs composed separately, delta the larger"
+              : antipodal      ? "; replace: two records of opposite gradients, norms <= S_g/2 (lipschitz_loss)"
               : per_step       ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
-              : sizes_revealed ? "; replace: C_{k/n}(G(1/z)) given the batch size k, the sizes' law revealed"
+              : sizes_revealed ? "; replace: C_{k/n}(G(1/z)) given the batch size k, the sizes' law revealed (where "
+                                 "every per-record gradient norm is <= S_g/2, domain.lipschitz_loss = true gives the "
+                                 "tighter antipodal pair)"
                                : "; replace: one common component apart (S_g bounds only the gradients' difference)";
   if (directions[0].empty()) return r;  // nothing depends on the record: R = 0, epsilon 0
 

@@ -1,13 +1,13 @@
 #include "accounting/pld/gaussian_mixture_pair.hpp"
 
 #include <algorithm>
-#include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
 #include <numbers>
 #include <stdexcept>
 
 #include "accounting/gaussian_dp.hpp"
+#include "accounting/pld/normal_law.hpp"
 #include "numerics/format_number.hpp"
 
 namespace rdpdyn::pld {
@@ -16,12 +16,8 @@ namespace {
 constexpr double u = 0x1p-53;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const double kInvSqrt2Pi = 1.0 / std::sqrt(2.0 * std::numbers::pi);
-
-double phi(double x) { return kInvSqrt2Pi * std::exp(-0.5 * x * x); }
-// Phi(-x), the upper tail; erfc is accurate to a few ulps relative over its range.
-double upper_tail(double x) { return 0.5 * std::erfc(x / std::numbers::sqrt2); }
-// z with Phi(-z) = tail.
-double upper_quantile(double tail) { return std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * tail); }
+using normal::density, normal::upper_tail, normal::upper_quantile;
+double phi(double x) { return density(x); }
 
 }  // namespace
 

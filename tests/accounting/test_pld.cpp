@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "accounting/gaussian_dp.hpp"
+#include "accounting/pld/antipodal_mixture_pair.hpp"
 #include "accounting/pld/fourier_composition.hpp"
 #include "accounting/pld/real_fft.hpp"
 #include "accounting/pld/gaussian_mixture_pair.hpp"
@@ -31,6 +32,13 @@ pld::PldAccountant accountant_of(std::shared_ptr<const pld::DominatingPair> pair
   pld::AccountantOptions o;
   o.accuracy = accuracy;
   return pld::PldAccountant({{{std::move(pair), steps}}}, o);
+}
+
+// dp_accounting's REPLACE_ONE setting: per-record norms <= 1, noise multiplier z (rdpdyn: c = 1/z).
+pld::PldAccountant acc_replace_one(const pld_reference::PeerSetting& s) {
+  pld::AccountantOptions o;
+  o.accuracy = 1e-3;
+  return pld::PldAccountant({{{std::make_shared<pld::AntipodalMixturePair>(s.q, 1.0 / s.noise_multiplier), s.steps}}}, o);
 }
 
 std::shared_ptr<const pld::DominatingPair> subsampled(double q, double z, bool remove) {
@@ -229,6 +237,33 @@ TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pl
   }
 }
 
+TEST_CASE("Antipodal pair (replace-one, norm-bounded): the profile brackets the exact delta (40-digit mpmath)", "[pld]") {
+  // at the exact epsilon (any sign: composition needs the whole curve), and epsilon(delta) of one step
+  for (const auto& r : pld_reference::kExactAntipodalDelta) {
+    const pld::Approx d = pld::AntipodalMixturePair(r.q, 1.0 / r.z).hockey_stick(r.epsilon);
+    INFO("q = " << r.q << ", z = " << r.z << ", eps = " << r.epsilon << ", exact delta " << r.delta << ", got [" << d.lower()
+                << ", " << d.upper() << "]");
+    CHECK(d.upper() >= r.delta * (1.0 - 1e-15));
+    CHECK(d.lower() <= r.delta * (1.0 + 1e-15));
+    CHECK(d.upper() - d.lower() <= 1e-9 * r.delta + 1e-12);
+  }
+  for (const auto& r : pld_reference::kExactAntipodalEpsilon) {
+    if (r.epsilon == 0.0) continue;
+    const pld::EpsilonBounds e = accountant_of(std::make_shared<pld::AntipodalMixturePair>(r.q, 1.0 / r.z), 1, 1e-4).epsilon(r.delta);
+    INFO("q = " << r.q << ", z = " << r.z << ", delta = " << r.delta << ", exact " << r.epsilon << ", got " << e.upper);
+    CHECK(e.upper >= r.epsilon);
+    CHECK(e.upper <= r.epsilon * 1.005 + 1e-4);
+    CHECK(e.lower <= r.epsilon);
+  }
+  // the pair is odd under reflection: delta(-eps) = 1 - e^-eps + e^-eps delta(eps), and equal to the
+  // Gaussian pair of 2c as q -> 1
+  const pld::AntipodalMixturePair near_one(1.0 - 1e-12, 0.5);
+  for (double eps : {0.0, 0.3, 1.0, 3.0})
+    CHECK(near_one.hockey_stick(eps).value == Approx(gdp_delta(1.0, eps)).epsilon(1e-9));
+  CHECK_THROWS_AS(pld::AntipodalMixturePair(1.0, 0.5), std::invalid_argument);
+  CHECK_THROWS_AS(pld::AntipodalMixturePair(0.5, 0.0), std::invalid_argument);
+}
+
 TEST_CASE("PLD composition: within 0.5% of dp_accounting's pessimistic PLD on DP-SGD settings", "[pld]") {
   for (const auto& s : pld_reference::kPeerSettings) {
     if (s.pld_add_remove > 60.0) continue;  // s21: epsilon 150 (a grid to 300 nats), measured in docs only
@@ -248,6 +283,12 @@ TEST_CASE("PLD composition: within 0.5% of dp_accounting's pessimistic PLD on DP
       const double r = accountant_of(replace, s.steps).epsilon(s.delta).upper;
       INFO("replace: dp_accounting " << s.pld_replace << ", rdpdyn " << r);
       CHECK(r >= s.pld_replace * (1.0 - 1e-3));
+    }
+    // replace with norm-bounded gradients (lipschitz_loss): the antipodal pair, dp_accounting's own
+    if (s.pld_replace < 60.0) {
+      const double r = acc_replace_one(s).epsilon(s.delta).upper;
+      INFO("replace-one, norm-bounded: dp_accounting " << s.pld_replace << ", rdpdyn " << r);
+      CHECK(r <= s.pld_replace * 1.005 + 1e-6);
     }
   }
 }

@@ -101,6 +101,18 @@ with tempfile.TemporaryDirectory() as tmp:
           rep["composition-sgm"]["reason"])
     check("compare (replace): composition-gaussian with z = m / 2",
           all(0 <= (R - 10000 * al / (2 * 0.55**2)) / R <= 1e-11 for R, al in zip(rep["composition-gaussian"]["R"], ORDERS)))
+    # Replace with norm-bounded gradients (lipschitz_loss): composition-pld's antipodal pair, against
+    # dp_accounting's PLDAccountant(REPLACE_ONE) on the same run, 9.422322822079487 (google/differential-privacy
+    # b5b0286, pessimistic, discretisation 1e-4; noise multiplier 1.1 per clip norm, q = 0.01, 10^4 steps).
+    cfg_l = os.path.join(tmp, "replace_lipschitz.toml")
+    open(cfg_l, "w").write(text.replace('adjacency = "replace"', 'adjacency = "replace"\nlipschitz_loss = true'))
+    r = subprocess.run([RDPDYN, "compare", cfg_l, "--json"], capture_output=True, text=True, timeout=600)
+    rep_l = {x["name"]: x for x in json.loads(r.stdout)["analyses"]} if r.returncode == 0 else {}
+    pld_l = rep_l.get("composition-pld", {})
+    check("compare (replace, lipschitz_loss): composition-pld within 0.5% of dp_accounting's REPLACE_ONE",
+          pld_l.get("status") == "derived" and pld_l.get("epsilon") is not None
+          and abs(pld_l["epsilon"] / 9.422322822079487 - 1) <= 5e-3
+          and pld_l["epsilon"] < rep["composition-pld"]["epsilon"], (r.stderr, pld_l.get("epsilon")))
     # calibrate --for steps and --for noise_multiplier work on it; --for sigma says why not.
     r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--for", "steps", "--json"],
                        capture_output=True, text=True, timeout=600)

@@ -158,6 +158,43 @@ def build_replace(q, z):
     up *= (1 + 2 * EPS)
     return dict(lo=(lo, ifl), up=(up, ifl), p_inf=p_inf, info=dict(ifl=ifl, icap=icap, n=len(lo)))
 
+def x_of_l_antipodal(l, q, z):
+    """The threshold x(l) of the antipodal pair (antipodal_exact.py): k a^2 + (1 - e^l) a - k e^l = 0 with
+    a = e^{x/z^2}, k = q e^{-1/(2 z^2)} / (1-q), in the form without cancellation for either sign of l,
+    and a generous error bound."""
+    k = q * math.exp(-1.0 / (2 * z * z)) / (1 - q)
+    em = np.expm1(l)
+    root = np.sqrt(em * em + 4 * k * k * np.exp(l))
+    with np.errstate(divide='ignore', invalid='ignore'):
+        a_pos = (em + root) / (2 * k)
+        a_neg = 2 * k * np.exp(l) / (-em + root)
+    la = np.where(l >= 0, np.log(a_pos), np.log(a_neg))
+    x = z * z * la
+    err = 64 * EPS * (z * z * (1 + np.abs(la) + np.abs(l)) + np.abs(x)) + 1e-300
+    return x, err
+
+def antipodal_loss(x, q, z):
+    s = 2 * z * z
+    return math.log((1 - q) + q * math.exp((2 * x - 1) / s)) - math.log((1 - q) + q * math.exp((-2 * x - 1) / s))
+
+def build_antipodal(q, z):
+    """(1-q) N(0, z^2) + q N(1, z^2) against (1-q) N(0, z^2) + q N(-1, z^2): replace-one, Poisson,
+    per-record norms <= 1 (docs/derivations/replace_one_poisson_antipodal.md). L increasing in x."""
+    comps = [(1 - q, 0.0, z), (q, 1.0, z)]
+    ifl = math.floor(antipodal_loss(-9.8 * z, q, z) / H)
+    icap = math.ceil(antipodal_loss(1 + 9.8 * z, q, z) / H)
+    idx = np.arange(ifl, icap + 1); l = idx * H
+    xb, xe = x_of_l_antipodal(l, q, z)
+    # lower: cells [x_i^+, x_{i+1}^+) valued l_i; [x_cap^+, inf) at l_cap; below x_ifl^+ dropped
+    bl = np.concatenate([xb + xe, [np.inf]])
+    m, e = mix_masses(bl, comps)
+    lo = np.maximum(m - e, 0.0)                       # indices ifl..icap
+    # upper: below x_ifl^- -> floor l_ifl; cells [x_i^-, x_{i+1}^-) valued l_{i+1}; above cap -> inf
+    bu = np.concatenate([[-np.inf], xb - xe, [np.inf]])
+    m2, e2 = mix_masses(bu, comps)
+    mm = m2 + e2
+    return dict(lo=(lo, ifl), up=(mm[:-1].copy(), ifl), p_inf=float(mm[-1]), info=dict(ifl=ifl, icap=icap, n=len(lo)))
+
 # ---------------------------------------------------------------- k-fold with certified error
 def log2c(N):
     return math.ceil(math.log2(N))
@@ -433,6 +470,14 @@ GROUPS = [
     (0.01, 0.6, [20]),
 ]
 
+# replace-one, Poisson, norm-bounded gradients (z: the noise multiplier, norms <= 1)
+ANTIPODAL_GROUPS = [
+    (0.01, 1.0, [1, 2, 5, 20]),
+    (0.1, 1.0, [1, 5, 20]),
+    (0.5, 2.0, [1, 10]),
+    (0.001, 0.6, [1, 20]),
+]
+
 def main(which):
     if which in ('remove', 'add'):
         rec = Recorder('reference_output/pld_%s.json' % which, meta={"script": "pld_certified.py", "h": H})
@@ -453,6 +498,15 @@ def main(which):
                 if rec.has(5, setting, 'replace', 'diagnostics', None):
                     continue
                 run_case(rec, 5, setting, 'replace', ss, k, 'replace')
+    elif which == 'antipodal':
+        rec = Recorder('reference_output/pld_antipodal.json', meta={"script": "pld_certified.py", "h": H})
+        for q, z, ks in ANTIPODAL_GROUPS:
+            ss = build_antipodal(q, z)
+            for k in ks:
+                setting = {"mechanism": "antipodal_replace_one", "q": q, "z": z, "k": k}
+                if rec.has(6, setting, 'antipodal', 'diagnostics', None):
+                    continue
+                run_case(rec, 6, setting, 'antipodal', ss, k, 'antipodal')
 
 if __name__ == '__main__':
     main(sys.argv[1])
