@@ -71,7 +71,7 @@ AnalysisResult pdi_analysis(const AnalysisInput& input, std::span<const double> 
   try {
     DiscardRecords discard;
     r.R = solve_configured_run(config, input.engines, discard).final_R;  // rounded outward there
-    r.slope = linear_rdp_slope(config, orders, r.R);
+    r.slope = linear_rdp_slope(config, configured_engine(config, input.engines), orders, r.R);
     r.reason = "engine " + config.engine;
     if (config.spec.algorithm.kind == AlgorithmKind::NoisySgd) take_sampled_bound(config, orders, r);
   } catch (const std::invalid_argument& e) {  // SpecError included: the run is outside the PDI's reach

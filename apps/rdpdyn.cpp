@@ -115,15 +115,20 @@ std::string near_misses(const CLI::App& app, const std::vector<std::string>& arg
 
 /// PETSc (and MPI) start only for the engine that needs them (README, "Performance").
 rdpdyn::EngineRegistry engines_for(const rdpdyn::RunConfig& config, rdpdyn::PetscSession& petsc) {
-  if (config.engine == "finite-difference") petsc.require();
-  return rdpdyn::engine_registry(petsc.comm());
+  return rdpdyn::engines_for(config.engine, petsc);
+}
+
+/// What an engine is (not to solve with): the registry over MPI_COMM_SELF starts nothing.
+rdpdyn::MemoryEstimate run_memory(const rdpdyn::RunConfig& config, rdpdyn::RunCommand command) {
+  const rdpdyn::EngineRegistry engines = rdpdyn::engine_registry(MPI_COMM_SELF);
+  return rdpdyn::estimate_run_memory(config, rdpdyn::configured_engine(config, engines), command);
 }
 
 int run_solve(const std::string& config_path, const std::string& output, bool json, bool quiet,
               rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
-  rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Solve), rdpdyn::memory_budget());
+  rdpdyn::require_memory_fits(run_memory(config, rdpdyn::RunCommand::Solve), rdpdyn::memory_budget());
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
   if (!output.empty()) {  // the records are streamed to the file: they must fit on its disk
     const std::size_t rows = 1 + rdpdyn::configured_engine(config, engines).row_series().size() +
@@ -164,7 +169,7 @@ int run_compare(const std::string& config_path, const std::string& output, bool 
                 rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
-  rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Compare), rdpdyn::memory_budget());
+  rdpdyn::require_memory_fits(run_memory(config, rdpdyn::RunCommand::Compare), rdpdyn::memory_budget());
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
   const int rank = petsc.rank();
   rdpdyn::ProgressLine line("rdpdyn compare", "analyses", rdpdyn::progress_wanted(quiet, rank), kProgressDelaySeconds);
@@ -203,8 +208,9 @@ int run_sweep(const std::string& config_path, const std::string& output, bool js
   const rdpdyn::PointConfiguration configure = [&](std::span<const double> values) {
     rdpdyn::RunConfig config = sweep.point(values);
     // A point that cannot fit is an invalid point (its reason names the key), not the sweep's end.
-    rdpdyn::require_memory_fits(rdpdyn::estimate_run_memory(config, rdpdyn::RunCommand::Compare), budget);
-    if (config.engine == "finite-difference") petsc.require();  // one process: no collective
+    rdpdyn::require_memory_fits(
+        rdpdyn::estimate_run_memory(config, rdpdyn::configured_engine(config, engines), rdpdyn::RunCommand::Compare), budget);
+    rdpdyn::start_backend_of(config.engine, petsc);  // one process: no collective
     return config;
   };
   const rdpdyn::SweepSpec& spec = sweep.spec();

@@ -9,6 +9,7 @@
 
 #include "analyses/analysis.hpp"
 #include "commands/compare.hpp"
+#include "models/configured_solve.hpp"
 #include "models/privacy_model.hpp"
 #include "accounting/epsilon_delta.hpp"
 #include "accounting/epsilon_over_orders.hpp"
@@ -294,7 +295,7 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
                                  const EngineRegistry& engines) {
   validate(config, request);
   // The largest candidate is the memory to plan for: --max-steps when the steps are calibrated.
-  require_memory_fits(estimate_run_memory(config, RunCommand::Calibrate,
+  require_memory_fits(estimate_run_memory(config, configured_engine(config, engines), RunCommand::Calibrate,
                                           is_steps(request) ? std::optional<std::int64_t>(request.max_steps)
                                                             : std::nullopt),
                       memory_budget());

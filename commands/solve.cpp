@@ -90,7 +90,7 @@ RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, Repo
   if (spec.report_delta) {
     // The outward-rounded final row converted (models/configured_solve.hpp, row_epsilon).
     bool slope = false;
-    const EpsilonAtOrder eo = row_epsilon(config, summary.final_R, *spec.report_delta, &slope);
+    const EpsilonAtOrder eo = row_epsilon(config, engine, summary.final_R, *spec.report_delta, &slope);
     auto& a = report.extra_attributes;
     a["delta"] = format_number(*spec.report_delta);
     a["epsilon"] = format_number(eo.epsilon);

@@ -22,6 +22,7 @@
 #include "io/step_function.hpp"
 #include "io/toml_section.hpp"
 #include "numerics/outward_rounding.hpp"
+#include "models/engine_request_of.hpp"
 #include "solver/engine_registry.hpp"
 #include "models/privacy_model.hpp"
 #include "models/noise_units.hpp"
@@ -786,49 +787,6 @@ std::vector<ScheduledEvent> parse_events(const Section& root, const RunSpec& spe
   return out;
 }
 
-/// The characteristics engine is exact for alpha-independent coefficients, and its optimal gamma
-/// needs data linear in alpha.
-void check_characteristics_engine(const RunSpec& spec) {
-  if (spec.gamma.is_field())
-    throw SpecError("analysis.gamma", "\"" + spec.gamma.description() + "\"",
-                    "a gamma expression (a field in alpha and t) needs analysis.engine = "
-                    "\"finite-difference\"; give a number for a constant gamma");
-  if (spec.lsi.kind == LsiKind::Function && spec.lsi.function.depends_on_alpha)
-    throw SpecError("lsi.c", "\"" + spec.lsi.function.description() + "\"",
-                    "a schedule that depends on alpha needs analysis.engine = \"finite-difference\"");
-  bool some_step_optimal = spec.gamma.is_optimal() && (spec.algorithm.kind == AlgorithmKind::Langevin ||
-                                                       spec.algorithm.kind == AlgorithmKind::Pdi);
-  for (const auto& p : spec.algorithm.phases) some_step_optimal |= spec.gamma.is_optimal() && !p.gamma;
-  if (some_step_optimal && !is_linear_in_alpha(spec.initial))
-    throw SpecError("analysis.gamma", "\"optimal\"",
-                    "the characteristics engine needs initial data linear in alpha (initial.kind "
-                    "zero, linear, or power with exponent 1) for the pointwise-optimal gamma; "
-                    "initial.kind is \"" + initial_curve_kind(spec.initial) + "\" (use "
-                    "analysis.engine = \"finite-difference\")");
-}
-
-/// The grid must contain the orders; its inflow edge must lie below them; a tabulated initial
-/// curve must cover it (no extrapolation above the table).
-void check_finite_difference_engine(RunConfig& cfg) {
-  const auto& orders = cfg.spec.orders;
-  if (cfg.spec.algorithm.kind == AlgorithmKind::NoisySgd)
-    throw SpecError("analysis.engine", "\"finite-difference\"",
-                    "noisy-sgd runs use the characteristics engine (worst case over batch placements)");
-  if (const auto* t = std::get_if<TableCurve>(&cfg.spec.initial)) {
-    const double top = t->alpha.back();
-    if (cfg.grid.alpha_max == 0.0) cfg.grid.alpha_max = std::min(4.0 * orders.back(), top);
-    if (cfg.grid.alpha_max > top)
-      throw SpecError("grid.alpha_max", format_number(cfg.grid.alpha_max),
-                      "must be <= the largest tabulated order initial.alpha = " + format_number(top));
-  }
-  if (!(cfg.grid.alpha_min < orders.front()))
-    throw SpecError("grid.alpha_min", format_number(cfg.grid.alpha_min),
-                    "must be < the smallest order " + format_number(orders.front()));
-  if (cfg.grid.alpha_max != 0.0 && !(cfg.grid.alpha_max > orders.back()))
-    throw SpecError("grid.alpha_max", format_number(cfg.grid.alpha_max),
-                    "must be > the largest order " + format_number(orders.back()));
-}
-
 /// The TOML value of VALUE in `--set KEY=VALUE`: any TOML value (number, "string", array, inline
 /// table, boolean); a bare word that is not TOML (optimal, finite-difference) is taken as a string.
 toml::value override_value(const std::string& key, const std::string& text) {
@@ -1178,17 +1136,17 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
     throw SpecError("orders", "max " + format_number(spec.orders.back()),
                     "must not exceed the largest tabulated order initial.alpha = " +
                         format_number(t->alpha.back()) + " (no sound extrapolation above the table)");
+  const EngineRegistry engines = engine_registry(MPI_COMM_SELF);
+  const Engine& engine = *engines.find(cfg.engine);  // a registered name (read above)
   if (!root.has("analysis") || !root.table("analysis").has("gamma")) {
-    // The default gamma: the best certified choice the engine supports. The pointwise-optimal
-    // gamma minimises the PDI's right-hand side at every (alpha, t), so its bound is below every
-    // fixed gamma's (docs/math.md section 3.4); the characteristics engine needs data linear in
-    // alpha for it, else C21 Thm 2's gamma = 1/2.
+    // The default gamma: the best certified choice the engine supports (Engine::optimal_gamma_by_default).
     spec.gamma_by_default = true;
-    spec.gamma = cfg.engine == "finite-difference" || is_linear_in_alpha(spec.initial) ? GammaChoice::optimal()
-                                                                                      : GammaChoice::fixed(0.5);
+    spec.gamma = engine.optimal_gamma_by_default(spec.initial) ? GammaChoice::optimal() : GammaChoice::fixed(0.5);
   }
-  if (cfg.engine == "characteristics") check_characteristics_engine(spec);
-  else check_finite_difference_engine(cfg);
+  // The engine's dry run: whether it can solve this run, and the defaults of its own settings.
+  EngineRequest request = engine_request_of(cfg);
+  if (const auto refusal = engine.admit(request)) throw SpecError(refusal->key, refusal->value, refusal->rule);
+  cfg.grid = request.grid;
   check_model_assumptions(spec);
   return cfg;
 }

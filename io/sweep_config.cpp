@@ -1,5 +1,7 @@
 #include "io/sweep_config.hpp"
 
+#include "solver/engine_registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -191,12 +193,14 @@ double SweepConfiguration::estimated_cost(std::span<const double> axis_values) c
   for (std::size_t i = 0; i < state_->spec.axes.size(); ++i)
     if (state_->spec.axes[i].key == "algorithm.steps" || state_->spec.axes[i].key == "algorithm.intervals")
       steps = axis_values[i];
-  bool finite_difference = false;
+  // The engine's work per step and order relative to the characteristics engine's.
+  double relative_cost = 1.0;
   if (const auto a = root.find("analysis"); a != root.end() && a->second.is_table())
     if (const auto e = a->second.as_table().find("engine"); e != a->second.as_table().end() && e->second.is_string())
-      finite_difference = e->second.as_string().str == "finite-difference";
+      if (const EngineRegistry engines = engine_registry(MPI_COMM_SELF); const Engine* engine = engines.find(e->second.as_string().str))
+        relative_cost = engine->relative_cost();
   const double orders = static_cast<double>(state_->orders.size());
-  return (std::max(steps, 0.0) + 1.0) * orders * (finite_difference ? 64.0 : 1.0) + 50.0 * orders;
+  return (std::max(steps, 0.0) + 1.0) * orders * relative_cost + 50.0 * orders;
 }
 
 }  // namespace rdpdyn

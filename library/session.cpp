@@ -17,12 +17,8 @@ PetscSession& petsc() {
   return session;
 }
 
-/// The registry over the communicator the run needs: PETSc's world for the finite-difference
-/// engine (started here), else a constant that the characteristics engine never uses in a call.
-EngineRegistry engines_for(const RunConfig& run) {
-  if (run.engine == "finite-difference") petsc().require();
-  return engine_registry(petsc().comm());
-}
+/// The registry over the communicator the run needs (PETSc started for an engine that needs it).
+EngineRegistry engines_of(const RunConfig& run) { return engines_for(run.engine, petsc()); }
 
 }  // namespace
 
@@ -35,17 +31,18 @@ std::vector<std::string> Session::analysis_names() const {
 }
 
 EngineSummary Session::solve(const RunConfig& run, RecordObserver& observer) const {
-  return solve_configured_run(run, engines_for(run), observer);
+  return solve_configured_run(run, engines_of(run), observer);
 }
 
 EpsilonAtOrder Session::epsilon(const RunConfig& run, std::span<const double> R, double delta) const {
-  return row_epsilon(run, R, delta);
+  const EngineRegistry engines = engine_registry(MPI_COMM_SELF);  // for what the engine is, not to solve
+  return row_epsilon(run, configured_engine(run, engines), R, delta);
 }
 
 ComparisonEntry Session::analyse(const RunConfig& run, std::string_view name, std::optional<double> delta) const {
   const Analysis* analysis = find_analysis(name);
   if (!analysis) throw SpecError("analysis", "\"" + std::string(name) + "\"", "is not registered; one of " + rdpdyn::analysis_names());
-  const EngineRegistry engines = engines_for(run);
+  const EngineRegistry engines = engines_of(run);
   const TrainingRun training = training_run_of(run.spec);
   const AnalysisInput input{run, training, engines};
   return compare_entry(*analysis, input, run.spec.orders, delta ? delta : run.spec.report_delta, run.spec.report_epsilon);

@@ -77,7 +77,9 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
   try {
     if (spec.algorithm.kind == AlgorithmKind::NoisySgd) {
       // Worst case over the differing record's batch, solved per placement then combined.
-      const Solution worst = solve_noisy_sgd_worst_case(spec, {spec.record, settings.tolerance});
+      EngineSettings placements = settings;
+      placements.progress = {};  // one solve per placement: no single progress line
+      const Solution worst = solve_noisy_sgd_worst_case(spec, engine, placements);
       EngineSummary summary;
       for (std::size_t r = 0; r < worst.record_count(); ++r)
         rounding.record({worst.steps[r], worst.times[r], worst.lsi_constant[r], worst.row(r), {}});
@@ -97,11 +99,9 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
   }
 }
 
-std::optional<double> linear_rdp_slope(const RunConfig& config, std::span<const double> orders,
+std::optional<double> linear_rdp_slope(const RunConfig& config, const Engine& engine, std::span<const double> orders,
                                        std::span<const double> R) {
-  const bool characteristics =
-      config.engine == "characteristics" || config.spec.algorithm.kind == AlgorithmKind::NoisySgd;
-  if (!characteristics || !is_linear_in_alpha(config.spec.initial) || orders.empty() || orders.size() != R.size())
+  if (!engine.keeps_linear_data_exact() || !is_linear_in_alpha(config.spec.initial) || orders.empty() || orders.size() != R.size())
     return std::nullopt;
   double slope = std::numeric_limits<double>::infinity();
   for (std::size_t j = 0; j < orders.size(); ++j) {
@@ -118,7 +118,8 @@ double linear_rdp_at(double alpha, double slope) {
   return r == 0.0 || !std::isfinite(r) ? r : std::nextafter(r, std::numeric_limits<double>::infinity());
 }
 
-EpsilonAtOrder row_epsilon(const RunConfig& config, std::span<const double> R, double delta, bool* over_continuum) {
+EpsilonAtOrder row_epsilon(const RunConfig& config, const Engine& engine, std::span<const double> R, double delta,
+                           bool* over_continuum) {
   // The smallest of the single-order conversions (Mironov 2017 Prop. 3; Balle et al. 2020,
   // arXiv:1905.09982, Thm 21; Asoodeh et al. 2021; accounting/epsilon_delta.hpp) of the
   // outward-rounded row, minimised over the recorded orders and, when the bound is alpha w at every
@@ -126,7 +127,7 @@ EpsilonAtOrder row_epsilon(const RunConfig& config, std::span<const double> R, d
   // (accounting/zcdp.hpp), as compare.
   const auto& orders = config.spec.orders;
   EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, R, delta, RdpConversion::Best);
-  const std::optional<double> slope = linear_rdp_slope(config, orders, R);
+  const std::optional<double> slope = linear_rdp_slope(config, engine, orders, R);
   if (slope) {
     const EpsilonAtOrder continuous = minimise_epsilon([w = *slope](double alpha) { return linear_rdp_at(alpha, w); },
                                                        delta, kDefaultMaxOrder, RdpConversion::Best);

@@ -26,12 +26,13 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
 
 /// When the configured solve's bound is R(alpha) = alpha w with one w at every order, w, bounded
 /// from above from a row `R` of solve_configured_run at `orders`; else nullopt. That is the case
-/// on the characteristics engine (and the noisy-SGD worst case, which uses it) when the initial
-/// data are linear in alpha: the coefficients do not depend on the order, so w is constant in y
-/// (docs/math.md section 2.3; events add constants to w, section 2.6). Each outward-rounded R_j
-/// bounds alpha_j w from above, so w <= R_j / alpha_j for every j: the smallest quotient, rounded
-/// up, is returned. The finite-difference engine's certified values are not exactly linear: nullopt.
-std::optional<double> linear_rdp_slope(const RunConfig& config, std::span<const double> orders,
+/// on an engine that keeps linear data exact (Engine::keeps_linear_data_exact: the characteristics
+/// engine, which the noisy-SGD worst case also uses) when the initial data are linear in alpha: the
+/// coefficients do not depend on the order, so w is constant in y (docs/math.md section 2.3; events
+/// add constants to w, section 2.6). Each outward-rounded R_j bounds alpha_j w from above, so
+/// w <= R_j / alpha_j for every j: the smallest quotient, rounded up, is returned. The other
+/// engines' values are not exactly linear: nullopt.
+std::optional<double> linear_rdp_slope(const RunConfig& config, const Engine& engine, std::span<const double> orders,
                                        std::span<const double> R);
 
 /// alpha * slope rounded up (one correctly rounded product, then one double towards +infinity):
@@ -43,7 +44,7 @@ double linear_rdp_at(double alpha, double slope);
 /// RdpConversion::Best) minimised over the recorded orders and, when the row has a
 /// linear_rdp_slope (R known at every order), over alpha in [1.001, 1e4] and by the zCDP route as
 /// well (accounting/epsilon_over_orders.hpp, accounting/zcdp.hpp). `over_continuum` (may be null) tells which was done.
-EpsilonAtOrder row_epsilon(const RunConfig& config, std::span<const double> R, double delta,
+EpsilonAtOrder row_epsilon(const RunConfig& config, const Engine& engine, std::span<const double> R, double delta,
                            bool* over_continuum = nullptr);
 
 }  // namespace rdpdyn

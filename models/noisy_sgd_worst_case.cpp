@@ -8,6 +8,26 @@
 namespace rdpdyn {
 namespace {
 
+/// Every record of a solve, kept.
+class SolutionCollector final : public RecordObserver {
+ public:
+  explicit SolutionCollector(std::span<const double> orders) { solution.orders.assign(orders.begin(), orders.end()); }
+  void record(const EngineRecord& row) override {
+    solution.steps.push_back(row.step);
+    solution.times.push_back(row.t);
+    solution.lsi_constant.push_back(row.lsi_constant);
+    solution.R.insert(solution.R.end(), row.R.begin(), row.R.end());
+  }
+  Solution solution;
+};
+
+Solution solve_with(const Engine& engine, const PrivacyProgram& program, const InitialCurve& initial,
+                    std::span<const double> orders, const EngineSettings& settings) {
+  SolutionCollector collector(orders);
+  engine.solve(program, initial, orders, settings, collector);
+  return std::move(collector.solution);
+}
+
 Solution pointwise_max(const std::vector<Solution>& all) {
   Solution out = all.front();
   for (const auto& s : all)
@@ -16,9 +36,12 @@ Solution pointwise_max(const std::vector<Solution>& all) {
 }
 
 /// Shuffle: the epoch-by-epoch maximum, with w = R / alpha a single number (linear data).
-Solution shuffle_worst_case(const RunSpec& spec, const CharacteristicsOptions& options) {
+Solution shuffle_worst_case(const RunSpec& spec, const Engine& engine, const EngineSettings& settings) {
   if (!is_linear_in_alpha(spec.initial))
     throw std::invalid_argument("sampling = \"shuffle\" needs initial data linear in alpha");
+  if (!engine.keeps_linear_data_exact())
+    throw std::invalid_argument("sampling = \"shuffle\" carries w = R/alpha from epoch to epoch: it needs an engine "
+                                "that keeps linear data exact (characteristics), not \"" + engine.name() + "\"");
   const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
   std::vector<PrivacyProgram> programs;
   for (std::int64_t j = 0; j < per_epoch; ++j) programs.push_back(build_noisy_sgd_program(spec, j));
@@ -41,7 +64,10 @@ Solution shuffle_worst_case(const RunSpec& spec, const CharacteristicsOptions& o
     for (const auto& full : programs) {
       PrivacyProgram epoch = full.slice(start, std::min(total, start + per_epoch));
       epoch.initial_inverse_lsi = inverse_lsi;
-      const Solution s = solve_by_characteristics(epoch, LinearCurve{w}, one_order, {RecordPlan{0, {}}, options.tolerance});
+      EngineSettings final_only = settings;
+      final_only.record = RecordPlan{0, {}};
+      final_only.progress = {};
+      const Solution s = solve_with(engine, epoch, LinearCurve{w}, one_order, final_only);
       worst = std::max(worst, s.final_row()[0] / one_order[0]);
       t_end = t + s.times.back();
       lsi_end = 1.0 / s.lsi_constant.back();
@@ -56,7 +82,7 @@ Solution shuffle_worst_case(const RunSpec& spec, const CharacteristicsOptions& o
 
 }  // namespace
 
-Solution solve_noisy_sgd_worst_case(const RunSpec& spec, const CharacteristicsOptions& options) {
+Solution solve_noisy_sgd_worst_case(const RunSpec& spec, const Engine& engine, const EngineSettings& settings) {
   switch (spec.algorithm.sampling) {
     case BatchSampling::PerStep:
     // Poisson sampling is treated like per-step: a release at every step. Sound: the laws of the
@@ -71,14 +97,14 @@ Solution solve_noisy_sgd_worst_case(const RunSpec& spec, const CharacteristicsOp
     // and the random batch size (hence the pattern-dependent gradient map) never enters: the bound
     // is the composition of the K releases. Amplification by sampling is not captured.
     case BatchSampling::Poisson:
-      return solve_by_characteristics(build_noisy_sgd_program(spec, std::nullopt), spec.initial, spec.orders, options);
-    case BatchSampling::Shuffle: return shuffle_worst_case(spec, options);
+      return solve_with(engine, build_noisy_sgd_program(spec, std::nullopt), spec.initial, spec.orders, settings);
+    case BatchSampling::Shuffle: return shuffle_worst_case(spec, engine, settings);
     default: break;
   }
   const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
   std::vector<Solution> all;
   for (std::int64_t j = 0; j < per_epoch; ++j)
-    all.push_back(solve_by_characteristics(build_noisy_sgd_program(spec, j), spec.initial, spec.orders, options));
+    all.push_back(solve_with(engine, build_noisy_sgd_program(spec, j), spec.initial, spec.orders, settings));
   return pointwise_max(all);
 }
 

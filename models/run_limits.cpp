@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dynamics/privacy_program.hpp"
+#include "models/engine_request_of.hpp"
 #include "models/privacy_model.hpp"
 #include "models/spec_error.hpp"
 
@@ -22,20 +23,10 @@ constexpr double kRecordHeader = sizeof(std::int64_t) + 2 * sizeof(double);
 /// Rows of one value per order alive at once in any run: the engine's row and its outward-rounded
 /// copy, the final row, the closed forms (up to 9), the per-order outputs, epsilon's work.
 constexpr double kWorkingRows = 32;
-/// Vectors of one value per cell of the finite-difference engine: the solution and the PETSc
-/// time stepper's work vectors, the coefficients a1, a2, Q, the cells' orders, rank 0's gathered
-/// copy and a snapshot's gamma field.
-constexpr double kGridVectors = 16;
 /// A phase of a privacy program (dynamics/privacy_program.hpp): the step and its end index.
 constexpr double kPhaseBytes = sizeof(ProgramPhase) + sizeof(std::int64_t);
-/// An optimal-gamma snapshot besides its samples: its time and vector (solver/finite_difference_engine.cpp).
-constexpr double kSnapshotHeader = sizeof(double) + sizeof(std::vector<float>);
 
-/// A count as the messages print it: integers in full (1000000000000, not 1e+12).
-std::string count(double x) {
-  if (x == std::floor(x) && std::abs(x) < 9007199254740992.0) return std::to_string(static_cast<std::int64_t>(x));
-  return format_number(x);
-}
+std::string count(double x) { return format_count(x); }
 
 /// Records of a solve of `steps` steps under `plan`, at most: step 0, the multiples of `every`,
 /// the listed steps and the last step.
@@ -96,7 +87,8 @@ const MemoryTerm& MemoryEstimate::largest() const {
   return *std::max_element(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
 }
 
-MemoryEstimate estimate_run_memory(const RunConfig& config, RunCommand command, std::optional<std::int64_t> steps) {
+MemoryEstimate estimate_run_memory(const RunConfig& config, const Engine& engine, RunCommand command,
+                                   std::optional<std::int64_t> steps) {
   const RunSpec& spec = config.spec;
   const AlgorithmSpec& a = spec.algorithm;
   const double orders = static_cast<double>(spec.orders.size());
@@ -170,23 +162,12 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, RunCommand command, 
         count(copies) + " x " + count(K + 1.0) + " step laws x 2 matrices of " + count(d) + " x " + count(d) + " x 8 B",
         steps_key, steps_value, "lower " + steps_key + " or the dimension of quadratic.hessian");
   }
-  if (config.engine == "finite-difference") {
-    const double cells = static_cast<double>(config.grid.cells);
-    add(e, cells * kGridVectors * kValue, count(cells) + " cells x 16 vectors x 8 B", "grid.cells", count(cells),
-        "lower grid.cells");
-    bool optimal = (a.kind == AlgorithmKind::Langevin || a.kind == AlgorithmKind::Pdi) && spec.gamma.is_optimal();
-    for (const auto& p : a.phases) optimal = optimal || (spec.gamma.is_optimal() && !p.gamma);
-    const double snapshots = optimal ? config.grid.gamma_snapshots_per_step + 1.0 : 0.0;
-    const double per_step = sizeof(std::vector<int>) +
-                            snapshots * (static_cast<double>(config.grid.gamma_samples) * sizeof(float) + kSnapshotHeader);
-    add(e, K * per_step,
-        count(K) + " steps x (" + (optimal ? count(snapshots) + " optimal-gamma snapshots x " +
-                                                 count(static_cast<double>(config.grid.gamma_samples)) + " samples x 4 B + "
-                                           : std::string()) + "bookkeeping)",
-        steps_key, steps_value,
-        "lower " + steps_key + (optimal ? ", grid.gamma_samples or grid.gamma_snapshots_per_step, or give a fixed "
-                                          "analysis.gamma" : ""));
-  }
+  // The engine's own working set (the finite-difference grid and its optimal-gamma history).
+  EngineRequest request = engine_request_of(config);
+  request.steps = K;
+  request.steps_key = steps_key;
+  request.steps_value = steps_value;
+  for (MemoryTerm& t : engine.memory_terms(request)) add(e, t.bytes, std::move(t.what), std::move(t.key), std::move(t.value), std::move(t.advice));
   return e;
 }
 

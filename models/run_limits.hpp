@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/run_config.hpp"
+#include "solver/engine.hpp"  // MemoryTerm (solver/engine_request.hpp), the engine's own terms
 
 namespace rdpdyn {
 
@@ -16,15 +17,6 @@ namespace rdpdyn {
 /// only where the engine does (the noisy-SGD worst case); `compare`, `calibrate` and each point
 /// of `sweep` solve for the final row.
 enum class RunCommand { Solve, Compare, Calibrate };
-
-/// One part of an estimate: what is kept, its size, and the key whose value drives it.
-struct MemoryTerm {
-  double bytes = 0.0;
-  std::string what;    ///< the product, e.g. "4096 orders x 100000001 records x 8 B"
-  std::string key;     ///< the configuration key (or option) to change
-  std::string value;   ///< its value in this run
-  std::string advice;  ///< how to lower it, e.g. "raise output.record_every or lower the orders"
-};
 
 struct MemoryEstimate {
   std::vector<MemoryTerm> terms;
@@ -36,7 +28,7 @@ struct MemoryEstimate {
 /// The memory the run will keep at its peak (the terms that grow with its sizes; fixed costs
 /// of the program and libraries are not counted). `steps` replaces the run's steps (calibrate
 /// --for steps plans for --max-steps).
-MemoryEstimate estimate_run_memory(const RunConfig& config, RunCommand command,
+MemoryEstimate estimate_run_memory(const RunConfig& config, const Engine& engine, RunCommand command,
                                    std::optional<std::int64_t> steps = std::nullopt);
 
 /// The memory of a sweep's surfaces: every process keeps points x analyses x (orders + 2) values

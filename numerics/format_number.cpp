@@ -1,5 +1,8 @@
 #include "numerics/format_number.hpp"
 
+#include <cmath>
+#include <cstdint>
+
 #include <cstdio>
 
 namespace rdpdyn {
@@ -15,6 +18,11 @@ std::string format_number(double x) {
       best = text;
   }
   return best;
+}
+
+std::string format_count(double x) {
+  if (x == std::floor(x) && std::abs(x) < 9007199254740992.0) return std::to_string(static_cast<std::int64_t>(x));
+  return format_number(x);
 }
 
 }  // namespace rdpdyn

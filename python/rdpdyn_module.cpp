@@ -53,10 +53,7 @@ PetscSession& petsc() {
   return session;
 }
 
-EngineRegistry engines_for(const RunConfig& config) {
-  if (config.engine == "finite-difference") petsc().require();
-  return engine_registry(petsc().comm());
-}
+EngineRegistry engines_of(const RunConfig& config) { return engines_for(config.engine, petsc()); }
 
 py::object number_or_none(double x) { return std::isnan(x) ? py::object(py::none()) : py::object(py::float_(x)); }
 
@@ -68,7 +65,7 @@ py::dict solve(const py::object& config, const py::dict& overrides) {
   {
     py::gil_scoped_release release;
     run = python::run_config(source);
-    report = solve_run(run, engines_for(run), &records);
+    report = solve_run(run, engines_of(run), &records);
   }
   const auto n_records = static_cast<py::ssize_t>(records.steps.size());
   const auto n_orders = static_cast<py::ssize_t>(records.orders.size());
@@ -131,7 +128,7 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
   {
     py::gil_scoped_release release;
     const RunConfig run = python::run_config(source);
-    c = run_comparison(run, engines_for(run));
+    c = run_comparison(run, engines_of(run));
   }
   py::list analyses;
   for (auto& e : c.entries) {
@@ -213,7 +210,7 @@ py::dict calibrate(const py::object& config, const py::dict& overrides, double e
   try {
     py::gil_scoped_release release;
     const RunConfig run = python::run_config(source);
-    o = calibrate_run(run, request, engines_for(run));
+    o = calibrate_run(run, request, engines_of(run));
   } catch (const SpecError& e) {  // the command line's options are this function's arguments
     static const std::map<std::string, std::string> argument = {
         {"--epsilon", "epsilon"}, {"--delta", "delta"}, {"--for", "for_"}, {"--analysis", "analysis"},
@@ -255,7 +252,7 @@ py::dict sweep(const py::object& config, const py::dict& overrides) {
     const EngineRegistry engines = engine_registry(MPI_COMM_SELF);
     const PointConfiguration configure = [&](std::span<const double> values) {
       RunConfig c = sweep->point(values);
-      if (c.engine == "finite-difference") petsc().require();
+      start_backend_of(c.engine, petsc());
       return c;
     };
     std::vector<std::size_t> points(spec.point_count());

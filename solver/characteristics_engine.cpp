@@ -143,6 +143,27 @@ namespace {
 class CharacteristicsEngine final : public Engine {
  public:
   std::string name() const override { return "characteristics"; }
+  // Exact for alpha-independent coefficients; its optimal gamma needs data linear in alpha.
+  std::optional<EngineRefusal> admit(EngineRequest& r) const override {
+    if (r.gamma.is_field())
+      return EngineRefusal{"analysis.gamma", "\"" + r.gamma.description() + "\"",
+                           "a gamma expression (a field in alpha and t) needs an engine for alpha-dependent "
+                           "coefficients (analysis.engine = \"finite-difference\" or \"reference\"); give a "
+                           "number for a constant gamma"};
+    if (r.lsi_depends_on_alpha)
+      return EngineRefusal{"lsi.c", "\"" + r.lsi_description + "\"",
+                           "a schedule that depends on alpha needs an engine for alpha-dependent coefficients "
+                           "(analysis.engine = \"finite-difference\" or \"reference\")"};
+    if (r.optimal_gamma_somewhere && !is_linear_in_alpha(r.initial))
+      return EngineRefusal{"analysis.gamma", "\"optimal\"",
+                           "the characteristics engine needs initial data linear in alpha (initial.kind "
+                           "zero, linear, or power with exponent 1) for the pointwise-optimal gamma; "
+                           "initial.kind is \"" + initial_curve_kind(r.initial) + "\" (use "
+                           "analysis.engine = \"finite-difference\")"};
+    return std::nullopt;
+  }
+  bool optimal_gamma_by_default(const InitialCurve& initial) const override { return is_linear_in_alpha(initial); }
+  bool keeps_linear_data_exact() const override { return true; }
   std::string method(const EngineSettings& settings) const override {
     return "method of characteristics in y = ln(alpha-1), w = R/alpha (C21 eq. (13), docs/math.md s.2): "
            "exact closed forms per interval for constant and Gaussian-convolution LSI schedules; "

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "dynamics/initial_curve.hpp"
 #include "dynamics/privacy_program.hpp"
 #include "dynamics/solution.hpp"
+#include "solver/engine_request.hpp"
 #include "solver/finite_difference_grid.hpp"
 #include "solver/interval_flow.hpp"
 #include "solver/step_progress.hpp"
@@ -76,6 +78,26 @@ class Engine {
   virtual std::string method(const EngineSettings& settings) const = 0;
   /// The extra row series every record carries.
   virtual std::vector<RowSeriesSpec> row_series() const { return {}; }
+
+  // What the engine knows of itself, asked before anything is solved (nothing else compares names).
+
+  /// A dry run: nothing when the engine can solve the run `request` describes, else the key, value
+  /// and rule that stop it. May complete the defaults of the engine's own settings (the grid).
+  virtual std::optional<EngineRefusal> admit(EngineRequest& request) const = 0;
+  /// The default gamma for a run that gives none: the pointwise-optimal one where the engine
+  /// supports it for these initial data (its bound is below every fixed gamma's, docs/math.md
+  /// section 3.4), else C21 Thm 2's 1/2.
+  virtual bool optimal_gamma_by_default(const InitialCurve& initial) const = 0;
+  /// PETSc (and MPI) must be started before it solves (a single process otherwise never pays for MPI).
+  virtual bool needs_petsc() const { return false; }
+  /// For data linear in alpha every row is exactly alpha w(t), with no discretisation in alpha: the
+  /// bound then holds at every order, not only the configured ones (models/configured_solve.hpp).
+  virtual bool keeps_linear_data_exact() const { return false; }
+  /// The memory the engine keeps beyond the records, for the estimate made before a run starts.
+  virtual std::vector<MemoryTerm> memory_terms(const EngineRequest&) const { return {}; }
+  /// The work of one step at one order relative to the characteristics engine's, for balancing a
+  /// sweep's points over processes.
+  virtual double relative_cost() const { return 1.0; }
   /// Solves the program and streams the records to `observer`. Throws std::invalid_argument for
   /// input the engine cannot solve and std::domain_error when a user function leaves its domain.
   virtual EngineSummary solve(const PrivacyProgram& program, const InitialCurve& initial,

@@ -480,6 +480,56 @@ class FiniteDifferenceEngine final : public Engine {
  public:
   explicit FiniteDifferenceEngine(MPI_Comm comm) : comm_(comm) {}
   std::string name() const override { return "finite-difference"; }
+  bool needs_petsc() const override { return true; }
+  bool optimal_gamma_by_default(const InitialCurve&) const override { return true; }
+  double relative_cost() const override { return 64.0; }
+  /// The grid must contain the orders; its inflow edge must lie below them; a tabulated initial
+  /// curve must cover it (no extrapolation above the table).
+  std::optional<EngineRefusal> admit(EngineRequest& r) const override {
+    if (r.worst_case_over_placements)
+      return EngineRefusal{"analysis.engine", "\"finite-difference\"",
+                           "noisy-sgd runs use the characteristics engine (worst case over batch placements)"};
+    if (const auto* t = std::get_if<TableCurve>(&r.initial)) {
+      const double top = t->alpha.back();
+      if (r.grid.alpha_max == 0.0) r.grid.alpha_max = std::min(4.0 * r.orders.back(), top);
+      if (r.grid.alpha_max > top)
+        return EngineRefusal{"grid.alpha_max", format_number(r.grid.alpha_max),
+                             "must be <= the largest tabulated order initial.alpha = " + format_number(top)};
+    }
+    if (!(r.grid.alpha_min < r.orders.front()))
+      return EngineRefusal{"grid.alpha_min", format_number(r.grid.alpha_min),
+                           "must be < the smallest order " + format_number(r.orders.front())};
+    if (r.grid.alpha_max != 0.0 && !(r.grid.alpha_max > r.orders.back()))
+      return EngineRefusal{"grid.alpha_max", format_number(r.grid.alpha_max),
+                           "must be > the largest order " + format_number(r.orders.back())};
+    return std::nullopt;
+  }
+  /// The grid's vectors (the solution, the PETSc time stepper's work vectors, the coefficients a1,
+  /// a2, Q, the cells' orders, rank 0's gathered copy, a snapshot's gamma field: 16 per cell) and,
+  /// for the optimal gamma, the snapshots of its field kept per step for the certification.
+  std::vector<MemoryTerm> memory_terms(const EngineRequest& r) const override {
+    constexpr double kGridVectors = 16, kValue = sizeof(double);
+    constexpr double kSnapshotHeader = sizeof(double) + sizeof(std::vector<float>);
+    const double cells = static_cast<double>(r.grid.cells);
+    std::vector<MemoryTerm> terms{{cells * kGridVectors * kValue, format_count(cells) + " cells x 16 vectors x 8 B",
+                                   "grid.cells", format_count(cells), "lower grid.cells"}};
+    const bool optimal = r.optimal_gamma_somewhere;
+    const double snapshots = optimal ? r.grid.gamma_snapshots_per_step + 1.0 : 0.0;
+    const double samples = static_cast<double>(r.grid.gamma_samples);
+    const double per_step = sizeof(std::vector<int>) + snapshots * (samples * sizeof(float) + kSnapshotHeader);
+    terms.push_back({r.steps * per_step,
+                     format_count(r.steps) + " steps x (" +
+                         (optimal ? format_count(snapshots) + " optimal-gamma snapshots x " + format_count(samples) +
+                                        " samples x 4 B + "
+                                  : std::string()) +
+                         "bookkeeping)",
+                     r.steps_key, r.steps_value,
+                     "lower " + r.steps_key +
+                         (optimal ? ", grid.gamma_samples or grid.gamma_snapshots_per_step, or give a fixed "
+                                    "analysis.gamma"
+                                  : "")});
+    return terms;
+  }
   std::string method(const EngineSettings& settings) const override {
     const auto& g = settings.grid;
     return "finite differences (method of lines) on a PETSc DMDA over y = ln(alpha-1): " +

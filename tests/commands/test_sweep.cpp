@@ -129,7 +129,7 @@ TEST_CASE("sweep: the pdi equals C21 Thm 3's exact divergence and chourasia-cor2
              : name == "asoodeh" ? epsilon_asoodeh(alpha, R, delta)
                                  : epsilon_mironov(alpha, R, delta);
     };
-    const double slope_R = linear_rdp_slope(config, r.orders, std::span<const double>(pdi.R).subspan(p * K, K)).value();
+    const double slope_R = linear_rdp_slope(config, configured_engine(config, engines), r.orders, std::span<const double>(pdi.R).subspan(p * K, K)).value();
     if (pdi.conversion[p] == "zcdp") {
       // R = alpha w: the zCDP route (accounting/zcdp.hpp) wins only beyond the window [1.001, 1e4].
       CHECK(pdi.epsilon[p] == Approx(epsilon_zcdp(slope_R, delta).epsilon).epsilon(1e-12));

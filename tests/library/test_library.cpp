@@ -98,6 +98,21 @@ TEST_CASE("Session: records, epsilon and analyses equal solve_run's and compare'
   CHECK(std::isnan(session.analyse(run, "pdi", std::nullopt).epsilon) == false);
   CHECK(session.analyse(run, "chourasia-cor1", 1e-3).epsilon < session.analyse(run, "chourasia-cor1").epsilon);
   CHECK_THROWS_AS(session.analyse(run, "no-such-analysis"), SpecError);
-  CHECK(session.engine_names() == std::vector<std::string>{"characteristics", "finite-difference"});
+  CHECK(session.engine_names() == std::vector<std::string>{"characteristics", "reference", "finite-difference"});
   CHECK(session.analysis_names().size() == analysis_registry().size());
+}
+
+TEST_CASE("Session: the reference engine by name, within 1e-7 above the characteristics engine") {
+  RunBuilder exact = noisy_gd(), ref = noisy_gd();
+  exact.set("analysis.gamma", 0.5);
+  ref.set("analysis.gamma", 0.5).set("analysis.engine", std::string("reference"));
+  const Session session;
+  Rows a, b;
+  const EngineSummary e = session.solve(exact.build(), a), r = session.solve(ref.build(), b);
+  REQUIRE(e.final_R.size() == r.final_R.size());
+  for (std::size_t j = 0; j < e.final_R.size(); ++j) {
+    CHECK(r.final_R[j] >= e.final_R[j] * (1 - 1e-12));
+    CHECK(r.final_R[j] <= e.final_R[j] * (1 + 1e-7));
+  }
+  CHECK(b.steps == a.steps);
 }

@@ -8,12 +8,14 @@
 #include "dynamics/privacy_program.hpp"
 #include "models/run_limits.hpp"
 #include "models/spec_error.hpp"
+#include "solver/characteristics_engine.hpp"
 
 using namespace rdpdyn;
 
 namespace {
 
 const double kPhase = sizeof(ProgramPhase) + sizeof(std::int64_t);
+const std::unique_ptr<Engine> kCharacteristics = make_characteristics_engine();
 
 /// A partition noisy-SGD run: n = 100, b = 10 (10 batch positions), 1000 steps, 4 orders.
 RunConfig partition_run() {
@@ -42,7 +44,7 @@ double part(const MemoryEstimate& e, const std::string& key) {
 TEST_CASE("Memory estimate of the noisy-SGD worst case: every position's records for solve, two for compare",
           "[run_limits]") {
   const RunConfig c = partition_run();
-  const MemoryEstimate solve = estimate_run_memory(c, RunCommand::Solve);
+  const MemoryEstimate solve = estimate_run_memory(c, *kCharacteristics, RunCommand::Solve);
   // Working rows: 4 orders x 32 x 8 B.
   CHECK(part(solve, "orders") == 4 * 32 * 8);
   // One program at a time: 2 ceil(1000 / 10) + 2 = 202 phases.
@@ -53,36 +55,17 @@ TEST_CASE("Memory estimate of the noisy-SGD worst case: every position's records
   CHECK(solve.largest().key == "output.record_every");
 
   // compare keeps the final row only: records = 2.
-  const MemoryEstimate compare = estimate_run_memory(c, RunCommand::Compare);
+  const MemoryEstimate compare = estimate_run_memory(c, *kCharacteristics, RunCommand::Compare);
   CHECK(part(compare, "algorithm.batch_size") == 11.0 * 2 * 56);
 
   // record_every = 100: records 0, 100, ..., 1000 (11), bounded by 2 + 1000/100 = 12.
   RunConfig sparse = c;
   sparse.spec.record.every = 100;
-  CHECK(part(estimate_run_memory(sparse, RunCommand::Solve), "output.record_every") == 11.0 * 12 * 56);
+  CHECK(part(estimate_run_memory(sparse, *kCharacteristics, RunCommand::Solve), "output.record_every") == 11.0 * 12 * 56);
 
   // calibrate --for steps plans for --max-steps: 2 ceil(10^6 / 10) + 2 phases.
-  const MemoryEstimate calibrate = estimate_run_memory(c, RunCommand::Calibrate, std::int64_t{1000000});
+  const MemoryEstimate calibrate = estimate_run_memory(c, *kCharacteristics, RunCommand::Calibrate, std::int64_t{1000000});
   CHECK(part(calibrate, "--max-steps") == 200002 * kPhase);
-}
-
-TEST_CASE("Memory estimate of the finite-difference engine: grid vectors and the optimal-gamma history",
-          "[run_limits]") {
-  RunConfig c;
-  c.engine = "finite-difference";
-  c.spec.orders = {2, 10};
-  c.spec.algorithm.n = 1000;
-  c.spec.algorithm.sensitivity = 1.0;
-  c.spec.algorithm.phases = {Phase::of(100, 0.01, 0.1)};
-  c.spec.lsi = LsiSpec::constant(1.0);
-  c.spec.gamma = GammaChoice::optimal();
-  const MemoryEstimate e = estimate_run_memory(c, RunCommand::Solve);
-  CHECK(part(e, "grid.cells") == 2048.0 * 16 * 8);
-  // Per step: 24 B of bookkeeping + (4 + 1) snapshots x (256 x 4 B + 32 B).
-  CHECK(part(e, "algorithm.steps") == 100.0 * (24 + 5 * (256 * 4 + 32)));
-  // A fixed gamma keeps no snapshots.
-  c.spec.gamma = GammaChoice::fixed(0.5);
-  CHECK(part(estimate_run_memory(c, RunCommand::Solve), "algorithm.steps") == 100.0 * 24);
 }
 
 TEST_CASE("Memory estimate of a sweep's surfaces", "[run_limits]") {
@@ -96,7 +79,7 @@ TEST_CASE("A run over the budget is refused naming the estimate, its largest par
   RunConfig c = partition_run();
   c.spec.orders.assign(4096, 2.0);
   c.spec.algorithm.phases = {Phase::of(std::int64_t{1} << 36, 0.1, 1.0)};
-  const MemoryEstimate e = estimate_run_memory(c, RunCommand::Solve);
+  const MemoryEstimate e = estimate_run_memory(c, *kCharacteristics, RunCommand::Solve);
   try {
     require_memory_fits(e, {24.0 * (1 << 30), "this machine's physical memory"});
     FAIL("accepted");
@@ -108,7 +91,7 @@ TEST_CASE("A run over the budget is refused naming the estimate, its largest par
                                Catch::Contains("more than this machine's physical memory (24 GiB)") &&
                                Catch::Contains("raise output.record_every"));
   }
-  CHECK_NOTHROW(require_memory_fits(estimate_run_memory(partition_run(), RunCommand::Solve), {1e9, "test"}));
+  CHECK_NOTHROW(require_memory_fits(estimate_run_memory(partition_run(), *kCharacteristics, RunCommand::Solve), {1e9, "test"}));
 }
 
 TEST_CASE("Bytes for people, and the budget from RDPDYN_MEMORY_LIMIT", "[run_limits]") {

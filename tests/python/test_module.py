@@ -349,3 +349,16 @@ def test_dpsgd_errors_name_the_argument():
 def test_analyses_registry():
     names = [a["name"] for a in rdpdyn.analyses()]
     assert "pdi" in names and "composition-sgm" in names
+
+
+def test_every_engine_of_the_registry_from_python():
+    # engine = "reference" (the characteristic ODEs, solver/reference_engine.hpp) reached by name, as
+    # from the command line: within 1e-7 above the characteristics engine's closed forms.
+    ref = rdpdyn.solve(EXAMPLES / "fd_convergence.toml", **{"analysis.engine": "reference", "analysis.gamma": 0.5})
+    exact = rdpdyn.solve(EXAMPLES / "fd_convergence.toml", **{"analysis.engine": "characteristics", "analysis.gamma": 0.5})
+    assert ref.metadata["engine"] == "reference"
+    for r, e in zip(ref.R[-1], exact.R[-1]):
+        assert e * (1 - 1e-12) <= r <= e * (1 + 1e-7)
+    with pytest.raises(rdpdyn.ConfigError) as err:
+        rdpdyn.solve(EXAMPLES / "fd_convergence.toml", **{"analysis.engine": "reference", "analysis.gamma": "optimal"})
+    assert err.value.key == "analysis.gamma"

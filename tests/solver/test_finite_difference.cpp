@@ -8,7 +8,9 @@
 #include "io/config.hpp"
 #include "models/spec_error.hpp"
 #include "models/privacy_model.hpp"
+#include "models/run_limits.hpp"
 #include "solver/characteristics_engine.hpp"
+#include "solver/engine_registry.hpp"
 #include "solver/finite_difference_engine.hpp"
 #include "analyses/chourasia_2021_closed_forms.hpp"
 #include "commands/convergence_study.hpp"
@@ -530,4 +532,63 @@ TEST_CASE("kind = \"pdi\" with S_v(t) and the optimal gamma on the finite-differ
     }
   INFO("certified above the exact optimal-gamma flow by at most " << worst);
   CHECK(worst < 1e-4);
+}
+
+TEST_CASE("Memory estimate of the finite-difference engine: grid vectors and the optimal-gamma history",
+          "[run_limits]") {
+  const std::unique_ptr<Engine> engine = make_finite_difference_engine(MPI_COMM_SELF);
+  auto part = [](const MemoryEstimate& e, const std::string& key) {
+    double bytes = 0.0;
+    for (const auto& t : e.terms)
+      if (t.key == key) bytes += t.bytes;
+    return bytes;
+  };
+  RunConfig c;
+  c.engine = "finite-difference";
+  c.spec.orders = {2, 10};
+  c.spec.algorithm.n = 1000;
+  c.spec.algorithm.sensitivity = 1.0;
+  c.spec.algorithm.phases = {Phase::of(100, 0.01, 0.1)};
+  c.spec.lsi = LsiSpec::constant(1.0);
+  c.spec.gamma = GammaChoice::optimal();
+  const MemoryEstimate e = estimate_run_memory(c, *engine, RunCommand::Solve);
+  CHECK(part(e, "grid.cells") == 2048.0 * 16 * 8);
+  // Per step: 24 B of bookkeeping + (4 + 1) snapshots x (256 x 4 B + 32 B).
+  CHECK(part(e, "algorithm.steps") == 100.0 * (24 + 5 * (256 * 4 + 32)));
+  // A fixed gamma keeps no snapshots.
+  c.spec.gamma = GammaChoice::fixed(0.5);
+  CHECK(part(estimate_run_memory(c, *engine, RunCommand::Solve), "algorithm.steps") == 100.0 * 24);
+}
+
+TEST_CASE("The reference engine and the finite-difference engine agree on order-dependent coefficients", "[fd][reference]") {
+  // A gamma field and an LSI schedule that reads alpha: the two engines that take them, computed
+  // independently (a grid with certification along characteristics; the characteristic ODEs).
+  std::string text = kStronglyConvex;
+  text.replace(text.find("gamma = 0.5"), 11, "gamma = \"0.3 + 0.5 * alpha / (alpha + 10)\"");
+  text.replace(text.find("kind = \"recursion\""), 18, "kind = \"function\"\nc = \"1250 * (1 + 0.002 * alpha)\" #");
+  text.replace(text.find("lambda = 1"), 10, "");
+  text.replace(text.find("beta = 4"), 8, "");
+  text.replace(text.find("c0 = 1250"), 9, "");
+  text += "[grid]\ncells = 1024\n";
+  const RunConfig cfg = parse_config_text(text, "t");
+  REQUIRE(cfg.spec.lsi.function.depends_on_alpha);
+  const FdRun fd = solve_fd(cfg);
+  std::string ref_text = text;
+  ref_text.replace(ref_text.find("engine = \"finite-difference\""), 28, "engine = \"reference\"");
+  const RunConfig ref_cfg = parse_config_text(ref_text, "t");
+  struct Rows final : RecordObserver {
+    std::vector<std::vector<double>> rows;
+    void record(const EngineRecord& r) override { rows.emplace_back(r.R.begin(), r.R.end()); }
+  } rows;
+  const EngineRegistry engines = engine_registry(MPI_COMM_SELF);
+  engines.find("reference")->solve(build_program(ref_cfg.spec), ref_cfg.spec.initial, ref_cfg.spec.orders,
+                                   {ref_cfg.spec.record, {}, {}, {}}, rows);
+  REQUIRE(rows.rows.size() == fd.certified.size());
+  for (std::size_t r = 1; r < fd.steps.size(); ++r)
+    for (std::size_t j = 0; j < cfg.spec.orders.size(); ++j) {
+      INFO("record " << r << ", order " << cfg.spec.orders[j] << ": certified " << fd.certified[r][j] << ", reference "
+                     << rows.rows[r][j]);
+      CHECK(rows.rows[r][j] <= fd.certified[r][j] * (1.0 + 1e-8));
+      CHECK(rows.rows[r][j] == Approx(fd.certified[r][j]).epsilon(1e-4));
+    }
 }
