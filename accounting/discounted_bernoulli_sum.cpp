@@ -10,10 +10,14 @@
 namespace rdpdyn {
 
 DominatingDiscreteLaw discounted_bernoulli_sum_upper(double q, double c, std::int64_t terms, std::size_t points) {
-  if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("discounted Bernoulli sum: q = " + format_number(q) + " must lie in [0, 1]");
-  if (!(c >= 0.0 && c < 1.0)) throw std::invalid_argument("discounted Bernoulli sum: c = " + format_number(c) + " must lie in [0, 1)");
-  if (terms < 0) throw std::invalid_argument("discounted Bernoulli sum: terms = " + std::to_string(terms) + " must be >= 0");
-  if (points < 16) throw std::invalid_argument("discounted Bernoulli sum: points = " + std::to_string(points) + " must be >= 16");
+  if (!(q >= 0.0 && q <= 1.0))
+    throw std::invalid_argument("discounted Bernoulli sum: q = " + format_number(q) + " must lie in [0, 1]");
+  if (!(c >= 0.0 && c < 1.0))
+    throw std::invalid_argument("discounted Bernoulli sum: c = " + format_number(c) + " must lie in [0, 1)");
+  if (terms < 0)
+    throw std::invalid_argument("discounted Bernoulli sum: terms = " + std::to_string(terms) + " must be >= 0");
+  if (points < 16)
+    throw std::invalid_argument("discounted Bernoulli sum: points = " + std::to_string(points) + " must be >= 16");
   constexpr double u = 0x1p-53;
   DominatingDiscreteLaw law;
   // The grid reaches the mean plus 40 standard deviations plus 40 (a compound of few unit terms when
@@ -44,11 +48,14 @@ DominatingDiscreteLaw discounted_bernoulli_sum_upper(double q, double c, std::in
   for (std::int64_t j = 0; j < J; ++j) {
     const double term = std::pow(c, static_cast<double>(j)) * (1.0 + 16.0 * u);
     const double steps = std::ceil(term / h);
-    const std::size_t a = steps >= static_cast<double>(points) ? points : std::max<std::size_t>(1, static_cast<std::size_t>(steps));
+    const std::size_t a =
+        steps >= static_cast<double>(points) ? points : std::max<std::size_t>(1, static_cast<std::size_t>(steps));
     for (std::size_t i = top + 1; i-- > 0;) {
       const double moved = q * w[i];
-      if (i + a < points) w[i + a] += moved;
-      else beyond += moved;
+      if (i + a < points)
+        w[i + a] += moved;
+      else
+        beyond += moved;
       w[i] *= 1.0 - q;
     }
     top = std::min(points - 1, top + a);

@@ -17,10 +17,10 @@
 namespace rdpdyn {
 
 struct DominatingDiscreteLaw {
-  double spacing = 0.0;         ///< weight[i] sits at the value i * spacing
-  std::vector<double> weight;   ///< sums with `beyond` to 1 (up to round-off below 1e-15)
-  double beyond = 0.0;          ///< mass at +infinity (beyond the grid)
-  std::int64_t exact_terms = 0; ///< J: the terms accounted individually
+  double spacing = 0.0;          ///< weight[i] sits at the value i * spacing
+  std::vector<double> weight;    ///< sums with `beyond` to 1 (up to round-off below 1e-15)
+  double beyond = 0.0;           ///< mass at +infinity (beyond the grid)
+  std::int64_t exact_terms = 0;  ///< J: the terms accounted individually
 };
 
 /// q in [0, 1], c in [0, 1), terms >= 0, points >= 16 (the grid's size; the spacing is chosen so

@@ -59,9 +59,7 @@ void check_grid(std::span<const double> orders, std::span<const double> rdp) {
 constexpr double kConversionUlps = 8.0;
 
 /// Magnitude of log(1 - 1/alpha) with its conditioning.
-double log_ratio_magnitude(double alpha, double log_ratio) {
-  return std::fabs(log_ratio) + alpha / (alpha - 1.0);
-}
+double log_ratio_magnitude(double alpha, double log_ratio) { return std::fabs(log_ratio) + alpha / (alpha - 1.0); }
 
 double log_delta_improved(double alpha, double rdp, double epsilon) {
   // Balle et al. 2020 Thm 21 solved for log delta; log1p keeps log(1 - 1/alpha) accurate.
@@ -97,11 +95,16 @@ double log_delta_asoodeh(double alpha, double rdp, double epsilon) {
 
 const char* conversion_name(RdpConversion conversion) {
   switch (conversion) {
-    case RdpConversion::Mironov: return "mironov";
-    case RdpConversion::Improved: return "improved";
-    case RdpConversion::Asoodeh: return "asoodeh";
-    case RdpConversion::Zcdp: return "zcdp";
-    case RdpConversion::Best: return "best";
+    case RdpConversion::Mironov:
+      return "mironov";
+    case RdpConversion::Improved:
+      return "improved";
+    case RdpConversion::Asoodeh:
+      return "asoodeh";
+    case RdpConversion::Zcdp:
+      return "zcdp";
+    case RdpConversion::Best:
+      return "best";
   }
   return "unknown";
 }
@@ -123,8 +126,8 @@ double epsilon_improved(double alpha, double rdp, double delta) {
   const double log_ratio = std::log1p(-1.0 / alpha);
   const double log_delta = std::log(delta), log_alpha = std::log(alpha);
   const double eps = rdp + log_ratio - (log_delta + log_alpha) / (alpha - 1.0);
-  const double magnitude = std::fabs(rdp) + log_ratio_magnitude(alpha, log_ratio) +
-                           (std::fabs(log_delta) + log_alpha) / (alpha - 1.0);
+  const double magnitude =
+      std::fabs(rdp) + log_ratio_magnitude(alpha, log_ratio) + (std::fabs(log_delta) + log_alpha) / (alpha - 1.0);
   return std::max(0.0, outward::round_up_sum(eps, magnitude, kConversionUlps));
 }
 
@@ -154,7 +157,8 @@ double epsilon_asoodeh(double alpha, double rdp, double delta) {
     const double log_q = log_expm1(t) - log_ad;
     const double tail = std::log1p(std::exp(-log_q));
     value = log_q + tail;
-    magnitude = std::fabs(log_expm1(t)) + t + 1.0 + std::fabs(std::log(alpha)) + std::fabs(std::log(delta)) + tail + 1.0;
+    magnitude =
+        std::fabs(log_expm1(t)) + t + 1.0 + std::fabs(std::log(alpha)) + std::fabs(std::log(delta)) + tail + 1.0;
   }
   const double eps = value / (alpha - 1.0);
   // The division by alpha - 1 (itself rounded once) adds 2 u relative.
@@ -173,11 +177,16 @@ ConvertedEpsilon epsilon_best_conversion(double alpha, double rdp, double delta)
 
 double rdp_to_epsilon(RdpConversion conversion, double alpha, double rdp, double delta) {
   switch (conversion) {
-    case RdpConversion::Mironov: return epsilon_mironov(alpha, rdp, delta);
-    case RdpConversion::Improved: return epsilon_improved(alpha, rdp, delta);
-    case RdpConversion::Asoodeh: return epsilon_asoodeh(alpha, rdp, delta);
-    case RdpConversion::Best: return epsilon_best_conversion(alpha, rdp, delta).epsilon;
-    case RdpConversion::Zcdp: break;
+    case RdpConversion::Mironov:
+      return epsilon_mironov(alpha, rdp, delta);
+    case RdpConversion::Improved:
+      return epsilon_improved(alpha, rdp, delta);
+    case RdpConversion::Asoodeh:
+      return epsilon_asoodeh(alpha, rdp, delta);
+    case RdpConversion::Best:
+      return epsilon_best_conversion(alpha, rdp, delta).epsilon;
+    case RdpConversion::Zcdp:
+      break;
   }
   throw std::invalid_argument("rdp_to_epsilon: the zCDP route is not a conversion of one order (accounting/zcdp.hpp)");
 }
@@ -212,34 +221,39 @@ double delta_asoodeh(double alpha, double rdp, double epsilon) {
 
 double rdp_to_delta(RdpConversion conversion, double alpha, double rdp, double epsilon) {
   switch (conversion) {
-    case RdpConversion::Mironov: return delta_mironov(alpha, rdp, epsilon);
-    case RdpConversion::Improved: return delta_improved(alpha, rdp, epsilon);
-    case RdpConversion::Asoodeh: return delta_asoodeh(alpha, rdp, epsilon);
+    case RdpConversion::Mironov:
+      return delta_mironov(alpha, rdp, epsilon);
+    case RdpConversion::Improved:
+      return delta_improved(alpha, rdp, epsilon);
+    case RdpConversion::Asoodeh:
+      return delta_asoodeh(alpha, rdp, epsilon);
     case RdpConversion::Best:
       return std::min({delta_improved(alpha, rdp, epsilon), delta_asoodeh(alpha, rdp, epsilon),
                        delta_mironov(alpha, rdp, epsilon)});
-    case RdpConversion::Zcdp: break;
+    case RdpConversion::Zcdp:
+      break;
   }
   throw std::invalid_argument("rdp_to_delta: the zCDP route is not a conversion of one order (accounting/zcdp.hpp)");
 }
 
-EpsilonAtOrder best_epsilon(std::span<const double> orders, std::span<const double> rdp,
-                            double delta, RdpConversion conversion) {
+EpsilonAtOrder best_epsilon(std::span<const double> orders, std::span<const double> rdp, double delta,
+                            RdpConversion conversion) {
   check_grid(orders, rdp);
   EpsilonAtOrder best{kInf, kNaN, conversion};
   for (std::size_t j = 0; j < orders.size(); ++j) {
     // Every order certifies its own epsilon; the smallest is the best (docs/math.md section 4).
-    const ConvertedEpsilon eps = conversion == RdpConversion::Best
-                                     ? epsilon_best_conversion(orders[j], rdp[j], delta)
-                                     : ConvertedEpsilon{rdp_to_epsilon(conversion, orders[j], rdp[j], delta), conversion};
+    const ConvertedEpsilon eps =
+        conversion == RdpConversion::Best
+            ? epsilon_best_conversion(orders[j], rdp[j], delta)
+            : ConvertedEpsilon{rdp_to_epsilon(conversion, orders[j], rdp[j], delta), conversion};
     if (eps.epsilon < best.epsilon) best = {eps.epsilon, orders[j], eps.conversion};
   }
   best.epsilon = std::max(0.0, best.epsilon);
   return best;
 }
 
-DeltaAtOrder best_delta(std::span<const double> orders, std::span<const double> rdp,
-                        double epsilon, RdpConversion conversion) {
+DeltaAtOrder best_delta(std::span<const double> orders, std::span<const double> rdp, double epsilon,
+                        RdpConversion conversion) {
   check_grid(orders, rdp);
   DeltaAtOrder best{kInf, kNaN};
   for (std::size_t j = 0; j < orders.size(); ++j) {
@@ -265,12 +279,10 @@ std::string describe(const PrivacyTarget& t) {
          ")";
 }
 
-std::string describe(const EpsilonAtOrder& e) {
-  return "epsilon = " + str(e.epsilon) + " at order " + str(e.order);
-}
+std::string describe(const EpsilonAtOrder& e) { return "epsilon = " + str(e.epsilon) + " at order " + str(e.order); }
 
-EpsilonAtOrder evaluate(const std::vector<double>& rdp, std::span<const double> orders,
-                        const PrivacyTarget& target, const std::string& where) {
+EpsilonAtOrder evaluate(const std::vector<double>& rdp, std::span<const double> orders, const PrivacyTarget& target,
+                        const std::string& where) {
   for (double r : rdp)
     if (std::isnan(r)) throw std::invalid_argument("calibration: the RDP curve at " + where + " contains NaN");
   try {
@@ -297,14 +309,14 @@ CalibrationResult bisect(const EpsilonOf& eps_at, const PrivacyTarget& target, d
   const double good_end = feasible_high ? hi : lo, bad_end = feasible_high ? lo : hi;
   if (!(feasible_high ? ok_hi : ok_lo))
     throw std::domain_error(std::string(name) + ": the target " + describe(target) + " is not met at " +
-                            (feasible_high ? "the upper" : "the lower") + " end parameter = " +
-                            str(good_end) + " (" + describe(feasible_high ? at_hi : at_lo) + "): " +
-                            (feasible_high ? "raise the upper end" : "lower the lower end"));
+                            (feasible_high ? "the upper" : "the lower") + " end parameter = " + str(good_end) + " (" +
+                            describe(feasible_high ? at_hi : at_lo) +
+                            "): " + (feasible_high ? "raise the upper end" : "lower the lower end"));
   if (feasible_high ? ok_lo : ok_hi)
     throw std::domain_error(std::string(name) + ": the target " + describe(target) + " is already met at " +
-                            (feasible_high ? "the lower" : "the upper") + " end parameter = " +
-                            str(bad_end) + " (" + describe(feasible_high ? at_lo : at_hi) + "): " +
-                            (feasible_high ? "lower the lower end" : "raise the upper end"));
+                            (feasible_high ? "the lower" : "the upper") + " end parameter = " + str(bad_end) + " (" +
+                            describe(feasible_high ? at_lo : at_hi) +
+                            "): " + (feasible_high ? "lower the lower end" : "raise the upper end"));
 
   // TOMS 748 (Alefeld, Potra, Shi 1995; Boost.Math toms748_solve) on f = epsilon - target: far
   // fewer evaluations than bisection on a continuous epsilon, and it keeps a bracket throughout.
@@ -335,8 +347,8 @@ CalibrationResult bisect(const EpsilonOf& eps_at, const PrivacyTarget& target, d
   } catch (const boost::math::evaluation_error&) {
     // The bracket collapsed onto adjacent doubles: the remembered ends are final.
   }
-  const bool converged = close_enough(good, bad) || std::nextafter(good, bad) == bad ||
-                         static_cast<int>(iterations) < opt.max_iterations;
+  const bool converged =
+      close_enough(good, bad) || std::nextafter(good, bad) == bad || static_cast<int>(iterations) < opt.max_iterations;
   return {good, bad, good_eps, evaluations, converged};
 }
 
@@ -346,16 +358,16 @@ CalibrationResult calibrate_smallest(const RdpCurveOf& rdp_of, std::span<const d
                                      const PrivacyTarget& target, double lo, double hi,
                                      const CalibrationOptions& options) {
   if (!rdp_of) throw std::invalid_argument("calibrate_smallest: no RDP curve given");
-  return bisect([&](double x) { return evaluate(rdp_of(x), orders, target, "parameter = " + str(x)); }, target, lo,
-                hi, options, true, "calibrate_smallest");
+  return bisect([&](double x) { return evaluate(rdp_of(x), orders, target, "parameter = " + str(x)); }, target, lo, hi,
+                options, true, "calibrate_smallest");
 }
 
 CalibrationResult calibrate_largest(const RdpCurveOf& rdp_of, std::span<const double> orders,
                                     const PrivacyTarget& target, double lo, double hi,
                                     const CalibrationOptions& options) {
   if (!rdp_of) throw std::invalid_argument("calibrate_largest: no RDP curve given");
-  return bisect([&](double x) { return evaluate(rdp_of(x), orders, target, "parameter = " + str(x)); }, target, lo,
-                hi, options, false, "calibrate_largest");
+  return bisect([&](double x) { return evaluate(rdp_of(x), orders, target, "parameter = " + str(x)); }, target, lo, hi,
+                options, false, "calibrate_largest");
 }
 
 CalibrationResult calibrate_smallest_epsilon(const EpsilonOf& epsilon_of, const PrivacyTarget& target, double lo,
@@ -363,10 +375,8 @@ CalibrationResult calibrate_smallest_epsilon(const EpsilonOf& epsilon_of, const 
   return bisect(epsilon_of, target, lo, hi, options, true, "calibrate_smallest");
 }
 
-CountCalibrationResult calibrate_largest_count(const RdpCurveOfCount& rdp_of,
-                                               std::span<const double> orders,
-                                               const PrivacyTarget& target, std::int64_t lo,
-                                               std::int64_t hi) {
+CountCalibrationResult calibrate_largest_count(const RdpCurveOfCount& rdp_of, std::span<const double> orders,
+                                               const PrivacyTarget& target, std::int64_t lo, std::int64_t hi) {
   if (!rdp_of) throw std::invalid_argument("calibrate_largest_count: no RDP curve given");
   return calibrate_largest_count_epsilon(
       [&](std::int64_t k) { return evaluate(rdp_of(k), orders, target, "count = " + std::to_string(k)); }, target, lo,
@@ -379,17 +389,17 @@ CountCalibrationResult calibrate_largest_count_epsilon(const EpsilonOfCount& eps
   check_target(target);
   if (!eps_at) throw std::invalid_argument(std::string(name) + ": no epsilon curve given");
   if (!(lo < hi))
-    throw std::invalid_argument(std::string(name) + ": the bracket [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "] must have lo < hi");
+    throw std::invalid_argument(std::string(name) + ": the bracket [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                "] must have lo < hi");
   const EpsilonAtOrder at_lo = eps_at(lo), at_hi = eps_at(hi);
   if (!(at_lo.epsilon <= target.epsilon))
     throw std::domain_error(std::string(name) + ": the target " + describe(target) +
-                            " is not met at the lower end count = " + std::to_string(lo) + " (" +
-                            describe(at_lo) + "): lower the lower end");
+                            " is not met at the lower end count = " + std::to_string(lo) + " (" + describe(at_lo) +
+                            "): lower the lower end");
   if (at_hi.epsilon <= target.epsilon)
     throw std::domain_error(std::string(name) + ": the target " + describe(target) +
-                            " is already met at the upper end count = " + std::to_string(hi) + " (" +
-                            describe(at_hi) + "): raise the upper end");
+                            " is already met at the upper end count = " + std::to_string(hi) + " (" + describe(at_hi) +
+                            "): raise the upper end");
   // Invariant: good meets the target, bad does not; stops when they are adjacent.
   std::int64_t good = lo, bad = hi;
   EpsilonAtOrder good_eps = at_lo;
@@ -398,8 +408,10 @@ CountCalibrationResult calibrate_largest_count_epsilon(const EpsilonOfCount& eps
     const std::int64_t mid = good + (bad - good) / 2;
     const EpsilonAtOrder e = eps_at(mid);
     ++evaluations;
-    if (e.epsilon <= target.epsilon) good = mid, good_eps = e;
-    else bad = mid;
+    if (e.epsilon <= target.epsilon)
+      good = mid, good_eps = e;
+    else
+      bad = mid;
   }
   return {good, good_eps, evaluations};
 }

@@ -86,12 +86,12 @@ struct DeltaAtOrder {
 };
 
 /// min over the grid of rdp_to_epsilon. orders and rdp: same non-zero length.
-EpsilonAtOrder best_epsilon(std::span<const double> orders, std::span<const double> rdp,
-                            double delta, RdpConversion conversion = RdpConversion::Improved);
+EpsilonAtOrder best_epsilon(std::span<const double> orders, std::span<const double> rdp, double delta,
+                            RdpConversion conversion = RdpConversion::Improved);
 
 /// min over the grid of rdp_to_delta.
-DeltaAtOrder best_delta(std::span<const double> orders, std::span<const double> rdp,
-                        double epsilon, RdpConversion conversion = RdpConversion::Improved);
+DeltaAtOrder best_delta(std::span<const double> orders, std::span<const double> rdp, double epsilon,
+                        RdpConversion conversion = RdpConversion::Improved);
 
 // ---- calibration -------------------------------------------------------------------------------
 
@@ -119,7 +119,7 @@ struct CalibrationResult {
   double other_end;         ///< the nearest evaluated parameter that does not meet it
   EpsilonAtOrder achieved;  ///< at `parameter`; achieved.epsilon <= target.epsilon
   int evaluations;
-  bool converged;           ///< false if max_iterations stopped the bisection first
+  bool converged;  ///< false if max_iterations stopped the bisection first
 };
 
 struct CountCalibrationResult {
@@ -148,10 +148,8 @@ CalibrationResult calibrate_largest(const RdpCurveOf& rdp_of, std::span<const do
 
 /// The largest integer count in [lo, hi] meeting the target, for epsilon non-decreasing in the
 /// count (number of steps). Requires the target met at lo and not at hi. Exact (integer bisection).
-CountCalibrationResult calibrate_largest_count(const RdpCurveOfCount& rdp_of,
-                                               std::span<const double> orders,
-                                               const PrivacyTarget& target, std::int64_t lo,
-                                               std::int64_t hi);
+CountCalibrationResult calibrate_largest_count(const RdpCurveOfCount& rdp_of, std::span<const double> orders,
+                                               const PrivacyTarget& target, std::int64_t lo, std::int64_t hi);
 
 /// calibrate_smallest on an epsilon curve: epsilon_of(x).epsilon <= target.epsilon decides (the
 /// target's conversion is the caller's business).

@@ -96,9 +96,9 @@ double gdp_delta_upper(double mu, double epsilon) {
   if (mu == 0.0) return 0.0;
   if (std::isinf(mu)) return 1.0;
   // delta(epsilon) <= delta(0) = P(|N(0, 1)| <= mu/2) <= mu / sqrt(2 pi) (as in gdp_epsilon).
-  const double cap = std::min(1.0, std::nextafter(mu * (std::numbers::inv_sqrtpi / std::numbers::sqrt2) *
-                                                      (1.0 + 4.0 * outward::kUnitRoundoff),
-                                                  kInf));
+  const double cap = std::min(
+      1.0, std::nextafter(mu * (std::numbers::inv_sqrtpi / std::numbers::sqrt2) * (1.0 + 4.0 * outward::kUnitRoundoff),
+                          kInf));
   const LogDelta d = log_delta_with_error(mu, epsilon);
   if (!std::isfinite(d.value + d.error)) return cap;  // cancelled beyond evaluation: the cap is certified
   // exp has an error below one ulp: one double up covers it.
@@ -114,8 +114,7 @@ double gdp_epsilon(double mu, double delta) {
   // delta(epsilon) <= delta(0) = P(|N(0, 1)| <= mu/2) <= mu / sqrt(2 pi) (the density is at most
   // 1/sqrt(2 pi)): a mu that small needs no epsilon, and its profile would only be evaluated
   // through the cancellation of two nearly equal terms (mu = 1e-300 never certified: a hang).
-  if (mu * (std::numbers::inv_sqrtpi / std::numbers::sqrt2) * (1.0 + 4.0 * outward::kUnitRoundoff) <= delta)
-    return 0.0;
+  if (mu * (std::numbers::inv_sqrtpi / std::numbers::sqrt2) * (1.0 + 4.0 * outward::kUnitRoundoff) <= delta) return 0.0;
   const double log_target = std::log(delta);
   // Feasible with the evaluation's error counted against it: a certified delta(epsilon) <= delta.
   auto certified = [&](double eps) {

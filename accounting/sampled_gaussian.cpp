@@ -179,8 +179,7 @@ double log_moment_two_series(double q, double sigma, double alpha) {
     if (j < 0.0) sign_c = -sign_c;
     if (kd <= alpha + 1.0) continue;
     // Plain stop: three consecutive terms below the tolerance.
-    const double lim = (euler ? ref_log + std::log(std::fabs(partial)) : current_log_excess()) +
-                       std::log(kRelTol);
+    const double lim = (euler ? ref_log + std::log(std::fabs(partial)) : current_log_excess()) + std::log(kRelTol);
     quiet = (t1 < lim && t2 < lim) ? quiet + 1 : 0;
     if (quiet >= 3) break;
     if (!euler && kd >= k_euler && pos.log() > neg.log()) {
@@ -198,20 +197,20 @@ double log_moment_two_series(double q, double sigma, double alpha) {
       }
     }
     if (k + 1 == kMaxTerms)
-      throw std::runtime_error("sampled_gaussian: two-series expansion did not converge for q = " +
-                               text(q) + ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
+      throw std::runtime_error("sampled_gaussian: two-series expansion did not converge for q = " + text(q) +
+                               ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
   }
   double log_excess;
   if (euler) {
     if (!(partial > 0.0))
-      throw std::runtime_error("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " +
-                               text(q) + ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
+      throw std::runtime_error("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " + text(q) +
+                               ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
     log_excess = ref_log + std::log(partial);
   } else {
     const double P = pos.log(), N = neg.log();
     if (!(P > N))
-      throw std::runtime_error("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " +
-                               text(q) + ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
+      throw std::runtime_error("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " + text(q) +
+                               ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
     log_excess = P + std::log1p(-std::exp(N - P));
   }
   return log1p_exp(log_excess);
@@ -223,17 +222,16 @@ bool is_integer(double alpha) { return alpha == std::floor(alpha) && alpha < 9.0
 
 double sampled_gaussian_log_moment(double q, double sigma, double alpha, SgmExpansion expansion) {
   if (!(q >= 0.0 && q <= 1.0))
-    throw std::invalid_argument("sampled Gaussian: sampling probability q = " + text(q) +
-                                " must lie in [0, 1]");
+    throw std::invalid_argument("sampled Gaussian: sampling probability q = " + text(q) + " must lie in [0, 1]");
   if (!(sigma > 0.0) || !std::isfinite(sigma))
-    throw std::invalid_argument("sampled Gaussian: noise sigma = " + text(sigma) +
-                                " must be positive and finite");
+    throw std::invalid_argument("sampled Gaussian: noise sigma = " + text(sigma) + " must be positive and finite");
   if (!(alpha > 1.0) || !std::isfinite(alpha))
-    throw std::invalid_argument("sampled Gaussian: order alpha = " + text(alpha) +
-                                " must be finite and > 1");
+    throw std::invalid_argument("sampled Gaussian: order alpha = " + text(alpha) + " must be finite and > 1");
   if (expansion == SgmExpansion::Binomial && !is_integer(alpha))
-    throw std::invalid_argument("sampled Gaussian: the binomial expansion needs an integer order, "
-                                "alpha = " + text(alpha));
+    throw std::invalid_argument(
+        "sampled Gaussian: the binomial expansion needs an integer order, "
+        "alpha = " +
+        text(alpha));
   if (q == 0.0) return 0.0;
   // q = 1: the Gaussian mechanism, D_alpha(N(1, s^2) || N(0, s^2)) = alpha / (2 s^2).
   if (q == 1.0) return alpha * (alpha - 1.0) / (2.0 * sigma * sigma);
@@ -242,8 +240,8 @@ double sampled_gaussian_log_moment(double q, double sigma, double alpha, SgmExpa
   if (alpha > kMaxSeriesOrder)
     throw std::runtime_error("sampled Gaussian: order alpha = " + text(alpha) + " above " + text(kMaxSeriesOrder) +
                              ": its expansions need about alpha terms");
-  const bool binomial = expansion == SgmExpansion::Binomial ||
-                        (expansion == SgmExpansion::Automatic && is_integer(alpha));
+  const bool binomial =
+      expansion == SgmExpansion::Binomial || (expansion == SgmExpansion::Automatic && is_integer(alpha));
   return binomial ? log_moment_binomial(q, sigma, alpha) : log_moment_two_series(q, sigma, alpha);
 }
 

@@ -28,8 +28,7 @@ double sampled_gaussian_log_moment(double q, double sigma, double alpha,
 
 /// S_alpha(q, sigma) = log A_alpha(q, sigma) / (alpha - 1), nats (A&T Def. 2.10, MTZ19 A_alpha).
 /// q = 0 gives 0; q = 1 gives the Gaussian mechanism alpha / (2 sigma^2).
-double sampled_gaussian_rdp(double q, double sigma, double alpha,
-                            SgmExpansion expansion = SgmExpansion::Automatic);
+double sampled_gaussian_rdp(double q, double sigma, double alpha, SgmExpansion expansion = SgmExpansion::Automatic);
 
 /// Relative accuracy bound of sampled_gaussian_rdp at order alpha, for outward rounding
 /// (docs/math.md section 6): 4e-13 / (alpha - 1) + 64 u. The series are truncated and (for

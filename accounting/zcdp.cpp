@@ -18,8 +18,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kUlps = 8.0;
 
 void check(double rho, double delta) {
-  if (!(rho >= 0.0))
-    throw std::invalid_argument("zCDP conversion: rho = " + std::to_string(rho) + " must be >= 0");
+  if (!(rho >= 0.0)) throw std::invalid_argument("zCDP conversion: rho = " + std::to_string(rho) + " must be >= 0");
   if (!(delta > 0.0 && delta < 1.0))
     throw std::invalid_argument("zCDP conversion: delta = " + std::to_string(delta) + " must lie in (0, 1)");
 }

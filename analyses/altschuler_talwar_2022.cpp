@@ -31,8 +31,7 @@ std::pair<double, double> integer_candidates(double kc, double lo, double hi) {
 //   value(sigma1) = Q + min_{k in 1..T-1} (k Q + pabi(A, k)),
 // minimised over sigma1 by a grid and a golden-section refinement around the best grid point.
 // `pabi(A, k)` is the PABI term for window k (convex in k) and `window(Q, A)` its real minimiser.
-SplitBound split_bound(const Setting& st, double alpha,
-                       const std::function<double(double, double)>& pabi,
+SplitBound split_bound(const Setting& st, double alpha, const std::function<double(double, double)>& pabi,
                        const std::function<double(double, double)>& window) {
   const double q = st.batch / st.n;
   const double T = static_cast<double>(st.steps);
@@ -43,7 +42,10 @@ SplitBound split_bound(const Setting& st, double alpha,
   best.linear = true;
   if (st.steps < 2) return best;
 
-  struct Eval { double value; double k; };
+  struct Eval {
+    double value;
+    double k;
+  };
   auto inner = [&](double s1) -> Eval {
     const double s2 = std::sqrt((st.sigma - s1) * (st.sigma + s1));
     double Q;
@@ -148,8 +150,7 @@ SplitBound bound_b2(const Setting& st, double alpha) {
   // (B.2), App. B.2: the PABI term of (3.6), alpha D^2 / (2 eta^2 sigma1^2 k) = A / k, minimiser of
   // k Q + A/k at sqrt(A/Q) (App. B.2, "Numerical computation").
   return split_bound(
-      st, alpha, [](double A, double k) { return A / k; },
-      [](double Q, double A) { return std::sqrt(A / Q); });
+      st, alpha, [](double A, double k) { return A / k; }, [](double Q, double A) { return std::sqrt(A / Q); });
 }
 
 double sc_window(double Q, double A, double c) {
@@ -170,9 +171,7 @@ SplitBound bound_b3(const Setting& st, double alpha, double c) {
   const double lc = std::log(c);
   return split_bound(
       st, alpha,
-      [c, lc](double A, double k) {
-        return A * (1.0 - c * c) * std::exp(2.0 * k * lc) / -std::expm1(2.0 * k * lc);
-      },
+      [c, lc](double A, double k) { return A * (1.0 - c * c) * std::exp(2.0 * k * lc) / -std::expm1(2.0 * k * lc); },
       [c](double Q, double A) { return sc_window(Q, A, c); });
 }
 
@@ -186,8 +185,8 @@ double thm56_window(const Setting& st, double alpha, std::int64_t j, std::int64_
   const double u = st.eta * st.shift / st.batch, s = st.eta * st.shift / st.n;
   const double x = z0 / static_cast<double>(window);
   const double tail = static_cast<double>(N - j + 1);
-  const double sum = static_cast<double>(j - 1) * x * x +
-                     static_cast<double>(window - N) * (x + s) * (x + s) + tail * (x + u / tail) * (x + u / tail);
+  const double sum = static_cast<double>(j - 1) * x * x + static_cast<double>(window - N) * (x + s) * (x + s) +
+                     tail * (x + u / tail) * (x + u / tail);
   return alpha / (2.0 * st.eta * st.eta * st.sigma * st.sigma) * sum;
 }
 
@@ -240,8 +239,7 @@ AnalysisResult refused(const std::string& name, const std::string& citation, std
 
 std::optional<std::string> diameter_problem(const TrainingRun& run, const std::string& bound) {
   if (!run.diameter)
-    return "no diameter D: " + bound +
-           " needs projection onto a convex set of finite diameter D (A&T Thm 3.1, L323)";
+    return "no diameter D: " + bound + " needs projection onto a convex set of finite diameter D (A&T Thm 3.1, L323)";
   if (!(*run.diameter > 0.0) || !std::isfinite(*run.diameter))
     return "diameter D = " + format_number(*run.diameter) + " must be positive and finite";
   return std::nullopt;
@@ -250,8 +248,7 @@ std::optional<std::string> diameter_problem(const TrainingRun& run, const std::s
 // Convex loss and eta <= 2/beta: the gradient step is a contraction (A&T Lemma 2.1).
 std::optional<std::string> convex_smooth_problem(const TrainingRun& run) {
   if (!(run.lambda >= 0.0))
-    return "lambda = " + format_number(run.lambda) +
-           " < 0: A&T need convex losses (L101, Lemma 2.1)";
+    return "lambda = " + format_number(run.lambda) + " < 0: A&T need convex losses (L101, Lemma 2.1)";
   if (!(run.beta > 0.0) || !std::isfinite(run.beta))
     return "smoothness beta unknown (beta = " + format_number(run.beta) +
            "): A&T need eta <= 2/beta so that the gradient step is a contraction (Lemma 2.1, L209)";
@@ -311,9 +308,10 @@ const char* kUnits =
 
 AnalysisResult altschuler_talwar_b1(const TrainingRun& run) {
   const std::string name = "altschuler-talwar-b1";
-  const std::string citation =
-      std::string("Altschuler & Talwar 2022, (B.1) (App. B.1, L756-766; Prop. 2.17 and 3.2 with "
-                  "s_t = 2 eta L/n), projected full-batch noisy GD, convex, eta <= 2/M") + kUnits;
+  const std::string citation = std::string(
+                                   "Altschuler & Talwar 2022, (B.1) (App. B.1, L756-766; Prop. 2.17 and 3.2 with "
+                                   "s_t = 2 eta L/n), projected full-batch noisy GD, convex, eta <= 2/M") +
+                               kUnits;
   if (auto p = training_run_problem(run)) return refused(name, citation, *p);
   if (run.sampling != BatchSampling::FullBatch)
     return refused(name, citation,
@@ -333,8 +331,9 @@ AnalysisResult altschuler_talwar_b1(const TrainingRun& run) {
 AnalysisResult altschuler_talwar_thm56(const TrainingRun& run) {
   const std::string name = "altschuler-talwar-thm5.6";
   const std::string citation =
-      std::string("Altschuler & Talwar 2022, Thm 5.6 (Sec. 5.2, Noisy-CSGD), its proof's (5.6) with the printed "
-                  "a_t, worst batch, min over the windows T and T-bar = ceil(D n/(L eta)); convex, eta <= 2/M") +
+      std::string(
+          "Altschuler & Talwar 2022, Thm 5.6 (Sec. 5.2, Noisy-CSGD), its proof's (5.6) with the printed "
+          "a_t, worst batch, min over the windows T and T-bar = ceil(D n/(L eta)); convex, eta <= 2/M") +
       kUnits;
   if (auto p = training_run_problem(run)) return refused(name, citation, *p);
   if (run.sampling != BatchSampling::Partition && run.sampling != BatchSampling::ShuffleOnce)
@@ -343,27 +342,33 @@ AnalysisResult altschuler_talwar_thm56(const TrainingRun& run) {
                        ": Thm 5.6 is for cyclic batches in a fixed order (sampling = partition, or shuffle-once "
                        "given its draw)");
   if (run.adjacency != Adjacency::Replace)
-    return refused(name, citation, "adjacency = add-remove: Thm 5.6's proof compares datasets that agree on all but one "
-                                   "index (replace adjacency)");
+    return refused(name, citation,
+                   "adjacency = add-remove: Thm 5.6's proof compares datasets that agree on all but one "
+                   "index (replace adjacency)");
   const auto N = run.batches_per_epoch();
   if (run.batch_size < 1 || N * run.batch_size != static_cast<std::int64_t>(run.n) ||
       static_cast<double>(static_cast<std::int64_t>(run.n)) != run.n)
-    return refused(name, citation, "needs b to divide n (the proof's simplifying assumption); n = " +
-                                       format_number(run.n) + ", b = " + std::to_string(run.batch_size));
+    return refused(name, citation,
+                   "needs b to divide n (the proof's simplifying assumption); n = " + format_number(run.n) +
+                       ", b = " + std::to_string(run.batch_size));
   if (run.steps % N != 0)
-    return refused(name, citation, "needs whole epochs (the proof takes n/b | T): steps = " + std::to_string(run.steps) +
-                                       " is not a multiple of n/b = " + std::to_string(N));
+    return refused(name, citation,
+                   "needs whole epochs (the proof takes n/b | T): steps = " + std::to_string(run.steps) +
+                       " is not a multiple of n/b = " + std::to_string(N));
   if (!run.diameter || !(*run.diameter > 0.0) || !std::isfinite(*run.diameter))
     return refused(name, citation,
                    "needs projection onto a convex set of finite diameter D > 0 (A&T Thm 5.6, K of diameter D); the "
-                   "run declares " + (run.diameter ? "D = " + format_number(*run.diameter) : std::string("none")));
+                   "run declares " +
+                       (run.diameter ? "D = " + format_number(*run.diameter) : std::string("none")));
   if (auto p = convex_smooth_problem(run)) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
   // Both windows are linear in alpha, so the one attaining the minimum is the same at every order.
   const at::CyclicBound at2 = at::bound_thm56(st, 2.0);
-  const std::string note = at2.whole_run ? "window = the whole run (tau = 0)"
-                                         : "window T-bar = " + std::to_string(at2.window) + " steps from D~ = D + eta S_g/b";
-  auto r = applied(name, citation, "n/b = " + std::to_string(N) + ", sigma_AT = " + format_number(st.sigma) + "; " + note);
+  const std::string note = at2.whole_run
+                               ? "window = the whole run (tau = 0)"
+                               : "window T-bar = " + std::to_string(at2.window) + " steps from D~ = D + eta S_g/b";
+  auto r =
+      applied(name, citation, "n/b = " + std::to_string(N) + ", sigma_AT = " + format_number(st.sigma) + "; " + note);
   for (double alpha : run.orders) r.R.push_back(at::bound_thm56(st, alpha).value);
   return r;
 }
@@ -380,17 +385,17 @@ static std::optional<std::string> sampled_bound_problem(const TrainingRun& run, 
 
 AnalysisResult altschuler_talwar_b2(const TrainingRun& run) {
   const std::string name = "altschuler-talwar-b2";
-  const std::string citation =
-      std::string("Altschuler & Talwar 2022, (B.2) (App. B.2, L768-778; (3.7) with the noise "
-                  "split optimised), projected noisy SGD with fresh uniform batches, convex, "
-                  "eta <= 2/M; S_alpha = MTZ19 A_alpha >= A&T Def. 2.10; b < n needs per-record "
-                  "gradient norms <= S_g/2 (A&T's L-Lipschitz, [domain] lipschitz_loss)") + kUnits;
+  const std::string citation = std::string(
+                                   "Altschuler & Talwar 2022, (B.2) (App. B.2, L768-778; (3.7) with the noise "
+                                   "split optimised), projected noisy SGD with fresh uniform batches, convex, "
+                                   "eta <= 2/M; S_alpha = MTZ19 A_alpha >= A&T Def. 2.10; b < n needs per-record "
+                                   "gradient norms <= S_g/2 (A&T's L-Lipschitz, [domain] lipschitz_loss)") +
+                               kUnits;
   if (auto p = sampled_bound_problem(run, "(B.2)")) return refused(name, citation, *p);
   if (auto p = convex_smooth_problem(run)) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
   auto r = applied(name, citation,
-                   "q = b/n = " + format_number(st.batch / st.n) + ", sigma_AT = " +
-                       format_number(st.sigma));
+                   "q = b/n = " + format_number(st.batch / st.n) + ", sigma_AT = " + format_number(st.sigma));
   r.amplified_by_sampling = st.batch < st.n;
   try {
     for (double alpha : run.orders) r.R.push_back(at::bound_b2(st, alpha).value);
@@ -402,19 +407,20 @@ AnalysisResult altschuler_talwar_b2(const TrainingRun& run) {
 
 AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
   const std::string name = "altschuler-talwar-b3";
-  const std::string citation =
-      std::string("Altschuler & Talwar 2022, (B.3) (App. B.3, L780-794; Prop. 5.4 with the a_t of "
-                  "footnote 11), strongly convex; c = max(|1 - eta m|, |1 - eta M|) (= (kappa-1)/"
-                  "(kappa+1) at eta = 2/(M+m), Lemma 5.3); window from L790 with (1 - c^2) "
-                  "([FIX], docs/analyses.md 3.3); b < n needs per-record gradient norms <= S_g/2 "
-                  "([domain] lipschitz_loss)") + kUnits;
+  const std::string citation = std::string(
+                                   "Altschuler & Talwar 2022, (B.3) (App. B.3, L780-794; Prop. 5.4 with the a_t of "
+                                   "footnote 11), strongly convex; c = max(|1 - eta m|, |1 - eta M|) (= (kappa-1)/"
+                                   "(kappa+1) at eta = 2/(M+m), Lemma 5.3); window from L790 with (1 - c^2) "
+                                   "([FIX], docs/analyses.md 3.3); b < n needs per-record gradient norms <= S_g/2 "
+                                   "([domain] lipschitz_loss)") +
+                               kUnits;
   if (auto p = sampled_bound_problem(run, "(B.3)")) return refused(name, citation, *p);
   if (auto p = strongly_convex_problem(run, "(B.3)")) return refused(name, citation, *p);
   const auto st = at::setting_of(run);
   const double c = at::contraction_factor(run.eta, run.lambda, run.beta);
   auto r = applied(name, citation,
-                   "q = b/n = " + format_number(st.batch / st.n) + ", sigma_AT = " +
-                       format_number(st.sigma) + ", c = " + format_number(c));
+                   "q = b/n = " + format_number(st.batch / st.n) + ", sigma_AT = " + format_number(st.sigma) +
+                       ", c = " + format_number(c));
   r.amplified_by_sampling = st.batch < st.n;
   try {
     for (double alpha : run.orders) r.R.push_back(at::bound_b3(st, alpha, c).value);
@@ -426,12 +432,12 @@ AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
 
 AnalysisResult pabi_strongly_convex(const TrainingRun& run) {
   const std::string name = "pabi-strongly-convex";
-  const std::string citation =
-      std::string("[DERIVED] (docs/analyses.md, pabi-strongly-convex) from Altschuler & Talwar 2022 "
-                  "Prop. 5.4 (tau = 0, "
-                  "z_0 = 0, s_t = 2 eta L/n, a_t ~ c^{T-t}): alpha (2 eta L/n)^2/(2 eta^2 sigma^2) "
-                  "(1+c)(1-c^T)/((1-c)(1+c^T)), c = max(|1 - eta m|, |1 - eta M|); full batch") +
-      kUnits;
+  const std::string citation = std::string(
+                                   "[DERIVED] (docs/analyses.md, pabi-strongly-convex) from Altschuler & Talwar 2022 "
+                                   "Prop. 5.4 (tau = 0, "
+                                   "z_0 = 0, s_t = 2 eta L/n, a_t ~ c^{T-t}): alpha (2 eta L/n)^2/(2 eta^2 sigma^2) "
+                                   "(1+c)(1-c^T)/((1-c)(1+c^T)), c = max(|1 - eta m|, |1 - eta M|); full batch") +
+                               kUnits;
   if (auto p = training_run_problem(run)) return refused(name, citation, *p);
   if (run.sampling != BatchSampling::FullBatch)
     return refused(name, citation,
@@ -442,8 +448,7 @@ AnalysisResult pabi_strongly_convex(const TrainingRun& run) {
   const double c = at::contraction_factor(run.eta, run.lambda, run.beta);
   auto r = applied(name, citation,
                    "c = " + format_number(c) + ", sigma_AT = " + format_number(st.sigma) +
-                       ", limit (1+c)/(1-c) = " + format_number((1.0 + c) / (1.0 - c)) +
-                       " one-step Gaussians");
+                       ", limit (1+c)/(1-c) = " + format_number((1.0 + c) / (1.0 - c)) + " one-step Gaussians");
   for (double alpha : run.orders) r.R.push_back(at::pabi_sc_full_batch(st, alpha, c));
   return r;
 }

@@ -37,10 +37,9 @@ enum class AnalysisStatus {
 };
 
 /// Every status, in the order of the outputs' legends.
-inline constexpr AnalysisStatus kAllStatuses[] = {AnalysisStatus::Published, AnalysisStatus::Derived,
-                                                  AnalysisStatus::Disputed,  AnalysisStatus::Exact,
-                                                  AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific,
-                                                  AnalysisStatus::Heuristic};
+inline constexpr AnalysisStatus kAllStatuses[] = {
+    AnalysisStatus::Published,  AnalysisStatus::Derived,        AnalysisStatus::Disputed, AnalysisStatus::Exact,
+    AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific, AnalysisStatus::Heuristic};
 
 /// Whether a result of this status bounds the privacy of every record of the run from above
 /// (exact values do; lower bounds, record-specific bounds and heuristics do not). Only such results may be
@@ -61,8 +60,8 @@ struct AnalysisResult {
   std::string name;      ///< the registry name, e.g. "ye-shokri-thm3.3"
   std::string citation;  ///< paper and equation (may name the case that applied)
   bool applies = false;
-  std::string reason;    ///< when !applies: the assumption that fails; else a short note
-  std::vector<double> R; ///< per order; empty when !applies
+  std::string reason;     ///< when !applies: the assumption that fails; else a short note
+  std::vector<double> R;  ///< per order; empty when !applies
   /// Set when the bound is R(alpha) = alpha * slope at every order alpha > 1 (data linear in
   /// alpha; the `pdi` entry on the characteristics engine): R is then known at any order
   /// (models/configured_solve.hpp, linear_rdp_at) although the analysis is not `any_order`.
@@ -110,10 +109,10 @@ struct AnalysisInput {
 
 /// A registered analysis.
 struct Analysis {
-  std::string name;          ///< stable identifier "<first-author>-<result>"
-  std::string citation;      ///< paper (arXiv id), theorem, equation
+  std::string name;      ///< stable identifier "<first-author>-<result>"
+  std::string citation;  ///< paper (arXiv id), theorem, equation
   AnalysisStatus status = AnalysisStatus::Published;
-  std::string status_note;   ///< disputed: where the gap is; derived: where the derivation is
+  std::string status_note;  ///< disputed: where the gap is; derived: where the derivation is
   /// Cheap at any order (closed forms) and independent of the other requested orders: epsilon is
   /// then minimised over a continuum of orders (accounting/epsilon_over_orders.hpp), not only
   /// over the recorded ones. False where evaluation is expensive or tied to a grid.

@@ -12,10 +12,14 @@ namespace {
 /// The LSI constant a constant-LSI model asserts, if it is one (C21 Thm 2; Lemma 5; Cor 2's proof).
 std::optional<double> constant_lsi(const RunSpec& spec, double eta, double sigma) {
   switch (spec.lsi.kind) {
-    case LsiKind::Constant: return spec.lsi.c;
-    case LsiKind::StronglyConvex: return spec.lsi.lambda / (2.0 * sigma * sigma);
-    case LsiKind::SquaredLoss: return (2.0 - eta) / (2.0 * sigma * sigma);
-    default: return std::nullopt;
+    case LsiKind::Constant:
+      return spec.lsi.c;
+    case LsiKind::StronglyConvex:
+      return spec.lsi.lambda / (2.0 * sigma * sigma);
+    case LsiKind::SquaredLoss:
+      return (2.0 - eta) / (2.0 * sigma * sigma);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -38,9 +42,11 @@ std::string constant_parameter_refusal(const RunSpec& spec) {
   if (a.kind == AlgorithmKind::NoisySgd)
     return "needs full-batch noisy GD (b = n); the run uses batch_size = " + std::to_string(a.batch_size);
   if (a.kind == AlgorithmKind::Langevin) return "stated for discrete steps; the run is a Langevin diffusion";
-  if (a.kind == AlgorithmKind::Pdi) return "stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")";
+  if (a.kind == AlgorithmKind::Pdi)
+    return "stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")";
   if (a.phases.size() != 1)
-    return "needs one step size and one noise level; the run has " + std::to_string(a.phases.size()) + " schedule phases";
+    return "needs one step size and one noise level; the run has " + std::to_string(a.phases.size()) +
+           " schedule phases";
   if (a.phases[0].sensitivity) return "needs one sensitivity S_g for the whole run";
   return "";
 }
@@ -62,23 +68,25 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
   auto add = [&](std::string name, std::string citation, std::string role, std::string refusal,
                  std::function<double(double, const C21Point&)> value) {
     if (refusal.empty()) refusal = common;
-    out.push_back({std::move(name), std::move(citation), std::move(role), refusal,
-                   refusal.empty() ? std::move(value) : nullptr});
+    out.push_back(
+        {std::move(name), std::move(citation), std::move(role), refusal, refusal.empty() ? std::move(value) : nullptr});
   };
 
   if (a.kind == AlgorithmKind::Langevin || a.kind == AlgorithmKind::Pdi) {
     // A pdi run is the Langevin diffusion's PDI with S_v = sensitivity (n = 1) when sigma and S_v
     // are numbers; with sigma(t) or S_v(t) no closed form is stated.
-    const std::string varying = a.coefficients.varies() ? "needs constant sigma and S_v (numbers, not expressions in t)" : "";
+    const std::string varying =
+        a.coefficients.varies() ? "needs constant sigma and S_v (numbers, not expressions in t)" : "";
     add("thm1", "C21 Thm 1", "upper-bound", varying,
         [=](double al, const C21Point& p) { return closed_forms::thm1(al, Sg / n, a.sigma, p.time); });
     // strongly-convex on a Langevin run: c = lambda/sigma^2 (models/langevin_strongly_convex.hpp).
     const bool sc = spec.lsi.kind == LsiKind::StronglyConvex && a.kind == AlgorithmKind::Langevin;
     const double c = sc ? langevin_strongly_convex::lsi_constant(spec.lsi.lambda, a.sigma) : spec.lsi.c;
     add("thm2", "C21 Thm 2 (eta K -> t), eq. (68) at gamma = " + format_number(gamma), "upper-bound",
-        !varying.empty()                           ? varying
-        : spec.lsi.kind == LsiKind::Constant || sc ? ""
-                                                   : "needs a constant LSI constant (lsi.kind = \"constant\" or \"strongly-convex\")",
+        !varying.empty() ? varying
+        : spec.lsi.kind == LsiKind::Constant || sc
+            ? ""
+            : "needs a constant LSI constant (lsi.kind = \"constant\" or \"strongly-convex\")",
         [=](double al, const C21Point& p) { return closed_forms::thm2(al, Sg, n, a.sigma, c, gamma, p.time); });
     return out;
   }
@@ -88,7 +96,7 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
   // where full batch uses n (worst case: the record in every batch; Ye & Shokri 2022,
   // arXiv:2203.05363, Lemma 3.2, eq. (70)).
   const bool mini_batch = a.kind == AlgorithmKind::NoisySgd;
-  const double batch = !mini_batch                              ? n
+  const double batch = !mini_batch                            ? n
                        : a.sampling == BatchSampling::Poisson ? a.sampling_rate * n  // expected batch size
                                                               : static_cast<double>(a.batch_size);
   add("thm1", "C21 Thm 1", "upper-bound", mini_batch ? "stated for full-batch noisy GD" : "",
@@ -96,7 +104,8 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
   add("composition",
       mini_batch ? "C21 App. E (moments accountant) with batch size b for n: every step's batch holds the record"
                  : "C21 App. E (moments accountant)",
-      "baseline", "", [=](double al, const C21Point& p) { return closed_forms::composition(al, 1.0, batch, 1.0, p.rate_sum, 1.0); });
+      "baseline", "",
+      [=](double al, const C21Point& p) { return closed_forms::composition(al, 1.0, batch, 1.0, p.rate_sum, 1.0); });
 
   const std::string constant = constant_parameter_refusal(spec);
   const double eta = a.phases.empty() ? 0.0 : a.phases[0].eta, sigma = a.phases.empty() ? 0.0 : a.phases[0].sigma;
@@ -105,9 +114,11 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
       "upper-bound",
       !constant.empty() ? constant
       : c               ? ""
-                        : "needs a constant LSI constant throughout (lsi.kind constant, strongly-convex or squared-loss); "
-                          "lsi.kind gives a varying schedule",
-      [=](double al, const C21Point& p) { return closed_forms::thm2(al, Sg, n, sigma, c.value_or(0.0), gamma, eta * p.steps); });
+          : "needs a constant LSI constant throughout (lsi.kind constant, strongly-convex or squared-loss); "
+            "lsi.kind gives a varying schedule",
+      [=](double al, const C21Point& p) {
+        return closed_forms::thm2(al, Sg, n, sigma, c.value_or(0.0), gamma, eta * p.steps);
+      });
   std::string cor1_refusal = constant;
   if (cor1_refusal.empty() && !(spec.lsi.lambda > 0.0))
     cor1_refusal = "needs a strongly convex loss (lambda > 0); lambda = " + format_number(spec.lsi.lambda);
@@ -115,24 +126,27 @@ std::vector<C21Form> c21_closed_forms(const RunSpec& spec, double gamma) {
     cor1_refusal = "needs beta-smoothness with eta < 1/beta (C21 Lemma 5); eta = " + format_number(eta) +
                    ", beta = " + format_number(spec.lsi.beta);
   if (cor1_refusal.empty() && spec.lsi.kind != LsiKind::StronglyConvex)
-    cor1_refusal = "needs the initialisation Pi(N(0, 2 sigma^2/lambda)) of C21 Lemma 5 (lsi.kind = "
-                   "\"strongly-convex\"); the run declares another initial law";
+    cor1_refusal =
+        "needs the initialisation Pi(N(0, 2 sigma^2/lambda)) of C21 Lemma 5 (lsi.kind = "
+        "\"strongly-convex\"); the run declares another initial law";
   add("cor1", "C21 Cor 1", "upper-bound", cor1_refusal, [=, lambda = spec.lsi.lambda](double al, const C21Point& p) {
     return closed_forms::cor1(al, Sg, n, sigma, lambda, eta, p.steps);
   });
-  const std::string squared =
-      !constant.empty() ? constant
-      : a.loss == LossKind::Squared ? ""
-                                    : "needs the squared loss |theta - x|^2/2 (algorithm.loss = \"squared\")";
+  const std::string squared = !constant.empty() ? constant
+                              : a.loss == LossKind::Squared
+                                  ? ""
+                                  : "needs the squared loss |theta - x|^2/2 (algorithm.loss = \"squared\")";
   add("cor2", "C21 Cor 2", "upper-bound", squared,
       [=](double al, const C21Point& p) { return closed_forms::cor2(al, Sg, n, sigma, eta, p.steps); });
   // Thm 3's value is the divergence of two Gaussians: it needs the unprojected iterates (a projection
   // is post-processing and could put the exact value below the stated lower bound) and two datasets
   // of the same size n (C21's neighbours differ in one record).
-  const std::string point = !squared.empty()               ? squared
+  const std::string point = !squared.empty()              ? squared
                             : !point_initialisation(spec) ? "needs the point initialisation theta_0 = 0 of C21 Thm 3"
-                            : spec.diameter ? "needs unconstrained iterates on R^d (C21 Thm 3 has no projection); the run "
-                                              "declares a diameter D = " + format_number(*spec.diameter)
+                            : spec.diameter
+                                ? "needs unconstrained iterates on R^d (C21 Thm 3 has no projection); the run "
+                                  "declares a diameter D = " +
+                                      format_number(*spec.diameter)
                             : spec.adjacency != Adjacency::Replace
                                 ? "needs adjacency = replace (C21 Thm 3 compares datasets of the same size n)"
                                 : "";
@@ -171,8 +185,12 @@ AnalysisResult chourasia_thm2(const RunSpec& spec, const TrainingRun& run) {
   const auto c = constant_lsi(spec, run.eta, run.sigma);
   return at_last_step(spec, run, "thm2", 0.5, c ? "c = " + format_number(*c) : "");
 }
-AnalysisResult chourasia_cor1(const RunSpec& spec, const TrainingRun& run) { return at_last_step(spec, run, "cor1", 0.5); }
-AnalysisResult chourasia_cor2(const RunSpec& spec, const TrainingRun& run) { return at_last_step(spec, run, "cor2", 0.5); }
+AnalysisResult chourasia_cor1(const RunSpec& spec, const TrainingRun& run) {
+  return at_last_step(spec, run, "cor1", 0.5);
+}
+AnalysisResult chourasia_cor2(const RunSpec& spec, const TrainingRun& run) {
+  return at_last_step(spec, run, "cor2", 0.5);
+}
 AnalysisResult chourasia_thm3_exact(const RunSpec& spec, const TrainingRun& run) {
   return at_last_step(spec, run, "thm3-exact", 0.5, "the two last iterates are Gaussians of equal covariance");
 }

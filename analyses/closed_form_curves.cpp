@@ -70,13 +70,13 @@ ClosedFormRows::ClosedFormRows(const RunSpec& spec) : state_(std::make_unique<St
   s.quadratic = quadratic_exact_applies(spec);
   if (s.quadratic) {
     s.problem = quadratic_problem_of(spec);
-    s.labels.push_back({"quadratic-exact", "exact Renyi divergence of the Gaussian iterates, worst pair (|H (x-x')| <= S_g)",
-                        "exact"});
+    s.labels.push_back({"quadratic-exact",
+                        "exact Renyi divergence of the Gaussian iterates, worst pair (|H (x-x')| <= S_g)", "exact"});
     if (spec.quadratic->pair) {
       s.pair_delta = Eigen::Map<const Eigen::VectorXd>(spec.quadratic->pair->data(),
                                                        static_cast<Eigen::Index>(spec.quadratic->pair->size()));
-      s.labels.push_back({"quadratic-exact-pair", "exact Renyi divergence of the Gaussian iterates, the configured pair",
-                          "exact"});
+      s.labels.push_back(
+          {"quadratic-exact-pair", "exact Renyi divergence of the Gaussian iterates, the configured pair", "exact"});
     }
   }
   s.rows.assign(s.labels.size(), std::vector<double>(s.orders.size()));
@@ -113,7 +113,8 @@ const std::vector<std::vector<double>>& ClosedFormRows::evaluate(std::int64_t st
     s.walk.emplace(s.problem);
     if (s.pair_delta) {
       if (s.pair_delta->size() != s.problem.dimension())
-        throw std::invalid_argument("quadratic model: pair must have dimension " + std::to_string(s.problem.dimension()));
+        throw std::invalid_argument("quadratic model: pair must have dimension " +
+                                    std::to_string(s.problem.dimension()));
       s.pair_gradient = s.problem.hessian * *s.pair_delta;
     }
   }

@@ -13,14 +13,14 @@ namespace rdpdyn {
 
 /// What identifies a closed form in the outputs.
 struct ClosedFormLabel {
-  std::string name;       ///< stable identifier, e.g. "cor1", "thm3-exact"
-  std::string citation;   ///< paper and equation, e.g. "C21 Cor 1"
-  std::string role;       ///< "upper-bound", "exact", "lower-bound" or "baseline"
+  std::string name;      ///< stable identifier, e.g. "cor1", "thm3-exact"
+  std::string citation;  ///< paper and equation, e.g. "C21 Cor 1"
+  std::string role;      ///< "upper-bound", "exact", "lower-bound" or "baseline"
 };
 
 /// A closed form evaluated on the solution grid (same shape as Solution::R).
 struct ClosedFormCurves {
-  std::string name;       ///< as ClosedFormLabel
+  std::string name;  ///< as ClosedFormLabel
   std::string citation;
   std::string role;
   std::vector<double> R;  ///< row-major, records x orders

@@ -153,13 +153,16 @@ std::string extras_note(const CompositionPlan& p) {
 
 std::string uses_note(const TrainingRun& run) {
   switch (run.sampling) {
-    case BatchSampling::FullBatch: return "every step uses the record";
+    case BatchSampling::FullBatch:
+      return "every step uses the record";
     case BatchSampling::PerStep:
-    case BatchSampling::Poisson: return "every step may use the record";
+    case BatchSampling::Poisson:
+      return "every step may use the record";
     case BatchSampling::Partition:
     case BatchSampling::ShuffleOnce:
       return "the record is used once per epoch, at its batch's position: ceil(steps / (n/b)) uses";
-    case BatchSampling::Shuffle: return "the record is used once per epoch: ceil(steps / (n/b)) uses";
+    case BatchSampling::Shuffle:
+      return "the record is used once per epoch: ceil(steps / (n/b)) uses";
   }
   return "";
 }
@@ -192,9 +195,10 @@ AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Compo
   if (plan.stretches.size() == 1) r.reason += ", z = s/Delta = " + format_number(plan.stretches.front().z);
   r.reason += extras_note(plan);
   if (run.adjacency == Adjacency::AddRemove && run.sampling == BatchSampling::FullBatch)
-    r.reason += "; add-remove with full batch: assumes the update divides the gradient sum by the same n on "
-                "both datasets (a mean over each dataset's own size moves by up to 2 eta S_g / n: describe "
-                "that with replace adjacency and S_g doubled; docs/analyses.md section 2)";
+    r.reason +=
+        "; add-remove with full batch: assumes the update divides the gradient sum by the same n on "
+        "both datasets (a mean over each dataset's own size moves by up to 2 eta S_g / n: describe "
+        "that with replace adjacency and S_g doubled; docs/analyses.md section 2)";
   for (double alpha : run.orders) {
     auto r0 = initial_of(plan, alpha);
     if (const auto* why = std::get_if<std::string>(&r0)) return refused(name, citation, *why);
@@ -240,17 +244,17 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
   const std::string name = "composition-sgm";
   const bool exact_setting = run.sampling == BatchSampling::Poisson && run.adjacency == Adjacency::AddRemove;
   const std::string citation =
-      std::string("sampled Gaussian mechanism S_alpha(q, z) (Mironov, Talwar & Zhang 2019, arXiv:1908.10530, "
-                  "Sec. 3: A_alpha, binomial sum at integer orders, two series at fractional ones) composed "
-                  "over the steps (Mironov 2017, arXiv:1702.07476, Prop. 1), phase by phase, with released "
-                  "Gaussian events and R_0; z = s / Delta, Delta = eta S_g / b. ") +
-      (exact_setting
-           ? "Poisson sampling with rate q under add/remove adjacency is MTZ19's setting (z = noise std / "
-             "clipping norm, the DP-SGD noise_multiplier): the accountant of opacus and dp_accounting"
-           : "The run samples b of n without replacement, or Poisson under replace adjacency: a step is a "
-             "pair of mixtures of three Gaussians; the Poisson SGM pair is their worst case only if "
-             "per-record gradient norms are <= S_g/2 (L-Lipschitz, S_g = 2L), and that is checked "
-             "numerically, not proved (A&T 2022 (3.5) uses the same value for this sampling)");
+      std::string(
+          "sampled Gaussian mechanism S_alpha(q, z) (Mironov, Talwar & Zhang 2019, arXiv:1908.10530, "
+          "Sec. 3: A_alpha, binomial sum at integer orders, two series at fractional ones) composed "
+          "over the steps (Mironov 2017, arXiv:1702.07476, Prop. 1), phase by phase, with released "
+          "Gaussian events and R_0; z = s / Delta, Delta = eta S_g / b. ") +
+      (exact_setting ? "Poisson sampling with rate q under add/remove adjacency is MTZ19's setting (z = noise std / "
+                       "clipping norm, the DP-SGD noise_multiplier): the accountant of opacus and dp_accounting"
+                     : "The run samples b of n without replacement, or Poisson under replace adjacency: a step is a "
+                       "pair of mixtures of three Gaussians; the Poisson SGM pair is their worst case only if "
+                       "per-record gradient norms are <= S_g/2 (L-Lipschitz, S_g = 2L), and that is checked "
+                       "numerically, not proved (A&T 2022 (3.5) uses the same value for this sampling)");
   if (auto problem = accountant_input_problem(run)) return refused(name, citation, *problem);
   if (run.sampling != BatchSampling::PerStep && run.sampling != BatchSampling::Poisson)
     return refused(name, citation,
@@ -282,7 +286,8 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
       if (const auto* why = std::get_if<std::string>(&r0)) return refused(name, citation, *why);
       double total = std::get<double>(r0) + alpha * plan.event_slope;
       for (const auto& s : plan.stretches)
-        if (s.steps > 0 && !std::isinf(s.z)) total += static_cast<double>(s.steps) * sampled_gaussian_rdp_upper(q, s.z, alpha);
+        if (s.steps > 0 && !std::isinf(s.z))
+          total += static_cast<double>(s.steps) * sampled_gaussian_rdp_upper(q, s.z, alpha);
       r.R.push_back(total);
     }
   } catch (const std::runtime_error& e) {
@@ -337,10 +342,8 @@ std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec,
 std::optional<std::string> training_run_problem(const TrainingRun& run) {
   if (!(run.n >= 1.0) || run.n != std::floor(run.n) || run.n > 9.0e15)
     return "dataset size n = " + format_number(run.n) + " must be an integer >= 1";
-  if (run.sampling != BatchSampling::FullBatch &&
-      (run.batch_size < 1 || static_cast<double>(run.batch_size) > run.n))
-    return "batch size b = " + std::to_string(run.batch_size) + " must lie in [1, n = " +
-           format_number(run.n) + "]";
+  if (run.sampling != BatchSampling::FullBatch && (run.batch_size < 1 || static_cast<double>(run.batch_size) > run.n))
+    return "batch size b = " + std::to_string(run.batch_size) + " must lie in [1, n = " + format_number(run.n) + "]";
   if (run.steps < 0) return "steps = " + std::to_string(run.steps) + " must be >= 0";
   if (auto m = undeclared(run, {RunConstant::StepSize, RunConstant::Sensitivity, RunConstant::Smoothness})) return m;
   if (!(run.eta > 0.0) || !std::isfinite(run.eta))
@@ -350,8 +353,7 @@ std::optional<std::string> training_run_problem(const TrainingRun& run) {
   if (!(run.sensitivity > 0.0) || !std::isfinite(run.sensitivity))
     return "sensitivity S_g = " + format_number(run.sensitivity) + " must be positive";
   for (double a : run.orders)
-    if (!(a > 1.0) || !std::isfinite(a))
-      return "order alpha = " + format_number(a) + " must be finite and > 1";
+    if (!(a > 1.0) || !std::isfinite(a)) return "order alpha = " + format_number(a) + " must be finite and > 1";
   return std::nullopt;
 }
 

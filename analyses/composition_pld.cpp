@@ -44,9 +44,10 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   if (auto problem = accountant_input_problem(run)) return refused(*problem);
   const bool per_step = run.sampling == BatchSampling::PerStep;
   if (per_step && run.adjacency == Adjacency::AddRemove)
-    return refused("sampling = per-step under add-remove adjacency: a fixed-size batch refills the removed record's "
-                   "slot, which the subsampling theorem here (Dong, Roth & Su 2022, Thm 4.2, replace-one) does not "
-                   "cover; composition-gaussian and gdp-composition account it");
+    return refused(
+        "sampling = per-step under add-remove adjacency: a fixed-size batch refills the removed record's "
+        "slot, which the subsampling theorem here (Dong, Roth & Su 2022, Thm 4.2, replace-one) does not "
+        "cover; composition-gaussian and gdp-composition account it");
   if (run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson && !per_step)
     return refused(std::string("sampling = ") + batch_sampling_name(run.sampling) +
                    ": the PLD composition here covers Poisson-sampled, per-step (b of n drawn afresh) and full-batch "
@@ -56,8 +57,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(*why);
   const CompositionPlan& plan = std::get<CompositionPlan>(planned);
   if (plan.initial)
-    return refused("the run declares an initial divergence R_0 as a Rényi curve ([initial]); a PLD needs the "
-                   "initial pair's privacy profile, which a Rényi curve does not determine");
+    return refused(
+        "the run declares an initial divergence R_0 as a Rényi curve ([initial]); a PLD needs the "
+        "initial pair's privacy profile, which a Rényi curve does not determine");
 
   AnalysisResult r;
   r.name = kName;
@@ -91,15 +93,18 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   std::vector<std::pair<double, double>> bins;
   if (poisson && !add_remove && !antipodal) try {
       bins = pld::binomial_size_bins(run.n, q, 0.0, run.n);
-    } catch (const std::length_error&) {
-    }
+    } catch (const std::length_error&) {}
   const bool sizes_revealed = !bins.empty();
   std::vector<pld::Direction> directions(add_remove ? 2 : 1);
   for (const auto& s : plan.stretches) {
     if (s.steps <= 0 || std::isinf(s.z)) continue;
     if (add_remove) {
-      directions[0].push_back({std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Forward)), s.steps});
-      directions[1].push_back({std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Reverse)), s.steps});
+      directions[0].push_back(
+          {std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Forward)),
+           s.steps});
+      directions[1].push_back(
+          {std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Reverse)),
+           s.steps});
     } else if (antipodal) {
       directions[0].push_back({std::make_shared<pld::AntipodalMixturePair>(q, 0.5 / s.z), s.steps});
     } else if (per_step) {
@@ -113,16 +118,18 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   }
   if (antipodal) {
     r.status_here = AnalysisStatus::Derived;
-    r.status_note_here = "Poisson under replace-one with per-record gradient norms <= S_g/2: the antipodal pair "
-                         "(1-q) N(0) + q N(c) against (1-q) N(0) + q N(-c), c = S_g/(2 sigma), dominates each step "
-                         "(derived here: docs/derivations/replace_one_poisson_antipodal.md; dp_accounting's "
-                         "REPLACE_ONE pair; Lebeda, Regehr, Kamath & Steinke 2025, arXiv:2405.20769, Prop. 13, "
-                         "credited there, not read here)";
+    r.status_note_here =
+        "Poisson under replace-one with per-record gradient norms <= S_g/2: the antipodal pair "
+        "(1-q) N(0) + q N(c) against (1-q) N(0) + q N(-c), c = S_g/(2 sigma), dominates each step "
+        "(derived here: docs/derivations/replace_one_poisson_antipodal.md; dp_accounting's "
+        "REPLACE_ONE pair; Lebeda, Regehr, Kamath & Steinke 2025, arXiv:2405.20769, Prop. 13, "
+        "credited there, not read here)";
   } else if (sizes_revealed) {
     r.status_here = AnalysisStatus::Derived;
-    r.status_note_here = "Poisson under replace-one: each step given its batch size is Dong, Roth & Su's C_{k/n} "
-                         "(arXiv:1905.02383, Thm 4.2), the sizes' law revealed (derived here: docs/pld.md, "
-                         "\"Replace-one adjacency\")";
+    r.status_note_here =
+        "Poisson under replace-one: each step given its batch size is Dong, Roth & Su's C_{k/n} "
+        "(arXiv:1905.02383, Thm 4.2), the sizes' law revealed (derived here: docs/pld.md, "
+        "\"Replace-one adjacency\")";
   }
   for (double m : plan.event_mus)
     for (auto& d : directions) d.push_back({std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(m)), 1});
@@ -133,8 +140,8 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     double total = alpha * plan.event_slope;
     for (const auto& s : plan.stretches) {
       if (s.steps <= 0 || std::isinf(s.z)) continue;
-      total += static_cast<double>(s.steps) *
-               (add_remove ? sampled_gaussian_rdp_upper(q, s.z, alpha) : pld::shared_component_gaussian_rdp(q, 1.0 / s.z, alpha));
+      total += static_cast<double>(s.steps) * (add_remove ? sampled_gaussian_rdp_upper(q, s.z, alpha)
+                                                          : pld::shared_component_gaussian_rdp(q, 1.0 / s.z, alpha));
     }
     r.R.push_back(total);
   }
@@ -143,9 +150,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   r.reason += ", " + std::to_string(steps) + " steps";
   if (plan.stretches.size() > 1) r.reason += ", " + std::to_string(plan.stretches.size()) + " phases";
   if (plan.events > 0) r.reason += ", " + std::to_string(plan.events) + " released Gaussian event(s)";
-  r.reason += add_remove      ? "; add/remove: remove and add pairs composed separately, delta the larger"
-              : antipodal      ? "; replace: two records of opposite gradients, norms <= S_g/2 (lipschitz_loss)"
-              : per_step       ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
+  r.reason += add_remove  ? "; add/remove: remove and add pairs composed separately, delta the larger"
+              : antipodal ? "; replace: two records of opposite gradients, norms <= S_g/2 (lipschitz_loss)"
+              : per_step  ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
               : sizes_revealed ? "; replace: C_{k/n}(G(1/z)) given the batch size k, the sizes' law revealed (where "
                                  "every per-record gradient norm is <= S_g/2, domain.lipschitz_loss = true gives the "
                                  "tighter antipodal pair)"

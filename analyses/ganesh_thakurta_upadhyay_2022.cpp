@@ -74,11 +74,11 @@ AnalysisResult gtu_entry(const char* name, const char* citation, const std::stri
 }  // namespace
 
 AnalysisResult ganesh_lemma_c1(const RunSpec& spec, const TrainingRun& run) {
-  return gtu_entry("ganesh-lemma-c1",
-                   "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma C.1 (path-level), constant beta",
-                   gtu_langevin_setting_failure(spec), spec, run,
-                   [](double alpha, const GtuUnits& u) { return gtu::lemma_c1(alpha, u.delta, u.beta, u.time); },
-                   "; bounds the whole trajectory");
+  return gtu_entry(
+      "ganesh-lemma-c1", "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma C.1 (path-level), constant beta",
+      gtu_langevin_setting_failure(spec), spec, run,
+      [](double alpha, const GtuUnits& u) { return gtu::lemma_c1(alpha, u.delta, u.beta, u.time); },
+      "; bounds the whole trajectory");
 }
 
 std::string gtu_lemma_i2_setting_failure(const RunSpec& spec) {
@@ -86,20 +86,23 @@ std::string gtu_lemma_i2_setting_failure(const RunSpec& spec) {
   if (spec.lsi.kind != LsiKind::StronglyConvex)
     return "needs m-strongly convex losses and the start N(0, I/(beta m)) (GTU Lemma I.2): declare "
            "lsi.kind = \"strongly-convex\" with lambda = m";
-  if (!(spec.lsi.lambda > 0.0)) return "needs a strongly convex loss (lambda > 0); lambda = " + format_number(spec.lsi.lambda);
+  if (!(spec.lsi.lambda > 0.0))
+    return "needs a strongly convex loss (lambda > 0); lambda = " + format_number(spec.lsi.lambda);
   if (spec.diameter)
     return "stated for the unconstrained diffusion (GTU eq. (1)) from an unconstrained Gaussian start; the run "
-           "declares a diameter D = " + format_number(*spec.diameter);
+           "declares a diameter D = " +
+           format_number(*spec.diameter);
   return "";
 }
 
 AnalysisResult ganesh_lemma_i2(const RunSpec& spec, const TrainingRun& run) {
   // In C21 units alpha S_g^2/(lambda sigma^2 n^2) (1 - e^{-lambda t/2}), C21 Cor 1 with eta K -> t.
-  return gtu_entry("ganesh-lemma-i2", "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma I.2",
-                   gtu_lemma_i2_setting_failure(spec), spec, run,
-                   [](double alpha, const GtuUnits& u) { return gtu::lemma_i2(alpha, u.delta, u.beta, u.m, u.time); },
-                   ", m = lambda = " + format_number(spec.lsi.lambda) +
-                       "; start N(0, I/(beta m)) as declared by lsi.kind = \"strongly-convex\"");
+  return gtu_entry(
+      "ganesh-lemma-i2", "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma I.2",
+      gtu_lemma_i2_setting_failure(spec), spec, run,
+      [](double alpha, const GtuUnits& u) { return gtu::lemma_i2(alpha, u.delta, u.beta, u.m, u.time); },
+      ", m = lambda = " + format_number(spec.lsi.lambda) +
+          "; start N(0, I/(beta m)) as declared by lsi.kind = \"strongly-convex\"");
 }
 
 }  // namespace rdpdyn

@@ -42,7 +42,8 @@ std::shared_ptr<const pld::DominatingPair> revealed_shift_pair(const DominatingD
   const std::size_t n = law.weight.size();
   if (law.weight[0] > 0.0) parts.push_back({law.weight[0], nullptr});
   for (std::size_t lo = 1; lo < n;) {
-    const std::size_t hi = std::min(n - 1, std::max(lo, static_cast<std::size_t>(std::ceil(static_cast<double>(lo) * 1.15))));
+    const std::size_t hi =
+        std::min(n - 1, std::max(lo, static_cast<std::size_t>(std::ceil(static_cast<double>(lo) * 1.15))));
     double mass = 0.0;
     for (std::size_t i = lo; i <= hi; ++i) mass += law.weight[i];
     mass *= 1.0 + 2.0 * static_cast<double>(hi - lo + 2) * u;  // the sum's round-off, raised
@@ -57,7 +58,8 @@ std::shared_ptr<const pld::DominatingPair> revealed_shift_pair(const DominatingD
   for (const auto& p : parts) total += p.weight;
   const double apart = law.beyond + std::max(0.0, 1.0 - total) * (1.0 + 4.0 * u) + 4.0 * u;
   return std::make_shared<pld::RevealedMixturePair>(
-      std::move(parts), std::min(apart, 1.0), "revealed Gaussian shift " + format_number(scale) + " Y, Y a discounted count");
+      std::move(parts), std::min(apart, 1.0),
+      "revealed Gaussian shift " + format_number(scale) + " Y, Y a discounted count");
 }
 
 /// One step from a common point: C_q(G(mu)) for each batch size, the sizes revealed.
@@ -95,8 +97,8 @@ double one_minus_contraction_of_size(const TrainingRun& run, double k, double b)
 /// The proxy's orders and the per-step RDPs there, computed once per search (they do not depend on K).
 constexpr double kRhoGrid[] = {0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85};
 struct ProxyTable {
-  std::vector<double> alpha, step;          ///< orders; RDP of one window step (the sampled Gaussian)
-  std::vector<std::vector<double>> last;    ///< per rho of kRhoGrid: RDP of the last step at m / sqrt(1 - rho)
+  std::vector<double> alpha, step;        ///< orders; RDP of one window step (the sampled Gaussian)
+  std::vector<std::vector<double>> last;  ///< per rho of kRhoGrid: RDP of the last step at m / sqrt(1 - rho)
 };
 ProxyTable proxy_table(const WindowSetting& s) {
   ProxyTable t;
@@ -150,11 +152,13 @@ pld::Direction window_bound_pairs(const WindowSetting& s, WindowChoice choice, s
   if (K > 1) d.push_back({step_pair(s, s.m), K - 1});
   d.push_back({step_pair(s, up(s.m / std::sqrt(1.0 - choice.rho), 8.0 * u)), 1});
   const double c = contraction_from(s.one_minus_c);
-  const double cK = up(std::exp(static_cast<double>(K) * std::log1p(-s.one_minus_c)), 64.0 * u * (1.0 + static_cast<double>(K) * s.one_minus_c));
+  const double cK = up(std::exp(static_cast<double>(K) * std::log1p(-s.one_minus_c)),
+                       64.0 * u * (1.0 + static_cast<double>(K) * s.one_minus_c));
   const double scale = up(cK * s.m / std::sqrt(choice.rho), 8.0 * u);
   // at most ~2e9 operations for the law: a coarser grid when c is close to 1 (any grid dominates)
   const double J = law_terms_estimate(s.one_minus_c, T - K, law_points);
-  const auto points = static_cast<std::size_t>(std::clamp(2e9 / std::max(J, 1.0), 256.0, static_cast<double>(law_points)));
+  const auto points =
+      static_cast<std::size_t>(std::clamp(2e9 / std::max(J, 1.0), 256.0, static_cast<double>(law_points)));
   d.push_back({revealed_shift_pair(discounted_bernoulli_sum_upper(s.q, c, T - K, points), scale), 1});
   return d;
 }
@@ -172,14 +176,16 @@ WindowChoice choose_window(const WindowSetting& s, double delta) {
   std::vector<Candidate> found{{proxy_epsilon(table, s.steps, s.steps, -1, {}, delta), {s.steps, 0.5}}};
   const double c = contraction_from(s.one_minus_c);
   for (std::int64_t last = s.steps; last > 1;) {
-    const auto K = std::min(last - 1, std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(last) * 0.7))));
+    const auto K = std::min(
+        last - 1, std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(last) * 0.7))));
     last = K;
     if (law_terms_estimate(s.one_minus_c, s.steps - K, 1024) * 1024.0 > 3e8) continue;  // c too close to 1
     const DominatingDiscreteLaw law = discounted_bernoulli_sum_upper(s.q, c, s.steps - K, 1024);
     // the law in geometric bins (as the pair takes it): a few dozen components
     std::vector<pld::MixtureComponent> y;
     for (std::size_t lo = 0; lo < law.weight.size();) {
-      const std::size_t hi = std::min(law.weight.size() - 1, std::max(lo, static_cast<std::size_t>(std::ceil(static_cast<double>(lo) * 1.15))));
+      const std::size_t hi = std::min(
+          law.weight.size() - 1, std::max(lo, static_cast<std::size_t>(std::ceil(static_cast<double>(lo) * 1.15))));
       double mass = 0.0;
       for (std::size_t i = lo; i <= hi; ++i) mass += law.weight[i];
       if (mass > 0.0) y.push_back({mass, static_cast<double>(hi) * law.spacing});
@@ -205,7 +211,8 @@ WindowChoice choose_window(const WindowSetting& s, double delta) {
       finalists.push_back(w);
   };
   for (const auto& f : found) {
-    if (std::none_of(finalists.begin(), finalists.end(), [&](const WindowChoice& v) { return v.window == f.choice.window; }))
+    if (std::none_of(finalists.begin(), finalists.end(),
+                     [&](const WindowChoice& v) { return v.window == f.choice.window; }))
       add(f.choice);
     if (finalists.size() == 3) break;
   }
@@ -223,8 +230,7 @@ WindowChoice choose_window(const WindowSetting& s, double delta) {
     double eps = kInf;
     try {
       eps = pld::PldAccountant({window_bound_pairs(s, w, 1024)}, coarse).epsilon(delta).upper;
-    } catch (const std::length_error&) {
-    }
+    } catch (const std::length_error&) {}
     if (eps < best_eps) {
       best_eps = eps;
       best = w;
@@ -276,21 +282,25 @@ AnalysisResult noisysgd_window(const RunSpec& spec, const TrainingRun& run) {
   };
   if (run.sampling != BatchSampling::PerStep && run.sampling != BatchSampling::Poisson)
     return refuse(std::string("needs a batch drawn afresh at every step (sampling = per-step or poisson); the run "
-                              "samples ") + batch_sampling_name(run.sampling) +
+                              "samples ") +
+                  batch_sampling_name(run.sampling) +
                   " (full batch: bok-su-altschuler-full-batch; cyclic batches: bok-su-altschuler-cyclic)");
   if (run.adjacency != Adjacency::Replace)
-    return refuse("derived for replace-one adjacency (the datasets' sizes and the batch sizes agree); the run is "
-                  "add-remove");
+    return refuse(
+        "derived for replace-one adjacency (the datasets' sizes and the batch sizes agree); the run is "
+        "add-remove");
   if (auto why = training_run_problem(run)) return refuse(*why);
   if (auto why = undeclared(run, {RunConstant::Smoothness})) return refuse(*why);
-  if (!(run.lambda > 0.0)) return refuse("needs a lambda-strongly convex loss (lambda > 0); lambda = " + format_number(run.lambda));
-  if (!(run.beta >= run.lambda)) return refuse("needs the smoothness beta >= lambda; beta = " + format_number(run.beta));
+  if (!(run.lambda > 0.0))
+    return refuse("needs a lambda-strongly convex loss (lambda > 0); lambda = " + format_number(run.lambda));
+  if (!(run.beta >= run.lambda))
+    return refuse("needs the smoothness beta >= lambda; beta = " + format_number(run.beta));
   if (run.steps < 1) return refuse("needs at least one step");
   const double reference = spec.report_delta.value_or(1e-5);
 
   WindowSetting s;
-  const double q_run = run.sampling == BatchSampling::Poisson ? run.sampling_rate
-                                                             : static_cast<double>(run.batch_size) / run.n;
+  const double q_run =
+      run.sampling == BatchSampling::Poisson ? run.sampling_rate : static_cast<double>(run.batch_size) / run.n;
   if (run.sampling == BatchSampling::PerStep) {
     s.steps = run.steps;
     s.q = std::min(1.0, up(q_run, 4.0 * u));
@@ -298,7 +308,8 @@ AnalysisResult noisysgd_window(const RunSpec& spec, const TrainingRun& run) {
     s.one_minus_c = gradient_map_one_minus_contraction(run.eta, run.lambda, run.beta);
     s.m = up(noise_units::one_step_gdp_mu(run.sigma, run.eta, run.sensitivity, run.normaliser()), 16.0 * u);
     if (!(s.one_minus_c > 1e-12))
-      return refuse("needs a contractive gradient map, 0 < eta < 2/beta; eta beta = " + format_number(run.eta * run.beta));
+      return refuse("needs a contractive gradient map, 0 < eta < 2/beta; eta beta = " +
+                    format_number(run.eta * run.beta));
   } else {
     auto setting = poisson_window_setting(run, 1e-3 * reference);
     if (auto* why = std::get_if<std::string>(&setting)) return refuse(*why);
@@ -322,7 +333,8 @@ AnalysisResult noisysgd_window(const RunSpec& spec, const TrainingRun& run) {
       auto it = by_delta.find(delta);
       if (it != by_delta.end()) return it->second;
       const WindowChoice c = choose_window(setting, delta);
-      auto acc = std::make_shared<pld::PldAccountant>(std::vector<pld::Direction>{window_bound_pairs(setting, c)}, options);
+      auto acc =
+          std::make_shared<pld::PldAccountant>(std::vector<pld::Direction>{window_bound_pairs(setting, c)}, options);
       return by_delta.emplace(delta, std::make_pair(c, acc)).first->second;
     }
   };

@@ -32,8 +32,8 @@ namespace rdpdyn {
 
 /// The run as the bound sees it.
 struct WindowSetting {
-  std::int64_t steps = 0;    ///< T
-  double q = 0.0;            ///< the rate of a record's inclusion (Poisson: given the size event, from above)
+  std::int64_t steps = 0;  ///< T
+  double q = 0.0;          ///< the rate of a record's inclusion (Poisson: given the size event, from above)
   /// The batch sizes' law as (weight, k/n) with each bin's mass at its largest k (fixed-size: {1, b/n}).
   std::vector<std::pair<double, double>> size_bins;
   double one_minus_c = 0.0;  ///< 1 - c, c the contraction bound (Poisson: of the sizes allowed)

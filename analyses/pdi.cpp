@@ -20,7 +20,8 @@ class DiscardRecords final : public RecordObserver {
 void take_sampled_bound(const RunConfig& config, std::span<const double> orders, AnalysisResult& r) {
   auto sampled = noisy_sgd_sampled_bound(config.spec, orders);
   if (const auto* why = std::get_if<std::string>(&sampled)) {
-    r.reason += "; worst case over the differing record's batch (joint quasi-convexity); averaged bound not used: " + *why;
+    r.reason +=
+        "; worst case over the differing record's batch (joint quasi-convexity); averaged bound not used: " + *why;
     return;
   }
   const SampledBound& s = std::get<SampledBound>(sampled);
@@ -30,13 +31,16 @@ void take_sampled_bound(const RunConfig& config, std::span<const double> orders,
   }
   bool lower_somewhere = false, lower_everywhere = true;
   for (std::size_t i = 0; i < r.R.size(); ++i) {
-    if (s.R[i] < r.R[i]) lower_somewhere = true;
-    else lower_everywhere = false;
+    if (s.R[i] < r.R[i])
+      lower_somewhere = true;
+    else
+      lower_everywhere = false;
     r.R[i] = std::min(r.R[i], s.R[i]);
   }
   if (!lower_somewhere) {
-    r.reason += "; worst case over the differing record's batch (joint quasi-convexity), not above the averaged bound (" +
-                s.method + ")";
+    r.reason +=
+        "; worst case over the differing record's batch (joint quasi-convexity), not above the averaged bound (" +
+        s.method + ")";
     return;
   }
   // The slope (R = alpha w at every order) survives only where the result is one linear curve; R at

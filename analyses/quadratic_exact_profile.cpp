@@ -42,8 +42,9 @@ double quadratic_exact_mu(const RunSpec& spec, std::int64_t steps) {
 AnalysisResult quadratic_exact_profile(const RunSpec& spec, const TrainingRun& run) {
   AnalysisResult r;
   r.name = "exact";
-  r.citation = "this tool: the two Gaussian last-iterate laws (C21 arXiv:2102.05855 Thm 3 proof, any H), "
-               "trade-off G_mu exactly (Dong, Roth & Su 2022, arXiv:1905.02383, Cor 2.13)";
+  r.citation =
+      "this tool: the two Gaussian last-iterate laws (C21 arXiv:2102.05855 Thm 3 proof, any H), "
+      "trade-off G_mu exactly (Dong, Roth & Su 2022, arXiv:1905.02383, Cor 2.13)";
   if (auto why = quadratic_exact_problem(spec); !why.empty()) {
     r.reason = why;
     return r;

@@ -26,8 +26,10 @@ namespace {
 std::string paper_setting_failure(const RunSpec& spec) {
   if (!std::holds_alternative<ZeroCurve>(spec.initial)) return "needs identical initial laws (R_0 = 0)";
   if (!spec.events.empty()) return "needs a run without boundary events";
-  if (spec.algorithm.kind == AlgorithmKind::Langevin) return "stated for discrete steps; the run is a Langevin diffusion";
-  if (spec.algorithm.kind == AlgorithmKind::Pdi) return "stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")";
+  if (spec.algorithm.kind == AlgorithmKind::Langevin)
+    return "stated for discrete steps; the run is a Langevin diffusion";
+  if (spec.algorithm.kind == AlgorithmKind::Pdi)
+    return "stated for training runs; the run is a coefficient-level PDI (kind = \"pdi\")";
   if (spec.algorithm.phases.size() > 1) return "needs one step size and one noise level";
   return "";
 }
@@ -137,8 +139,8 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> gdp
 
 /// Adapts a Gaussian-DP accountant or exact computation that reads the configured run itself.
 /// `margin_per_dimension`: the exact profile's eigenproblems lose about d u more (d the dimension).
-std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> gdp_spec(SpecAnalysis f,
-                                                                                      bool margin_per_dimension = false) {
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> gdp_spec(
+    SpecAnalysis f, bool margin_per_dimension = false) {
   return [f, margin_per_dimension](const AnalysisInput& in, std::span<const double> orders) {
     TrainingRun run = in.run;
     run.orders.assign(orders.begin(), orders.end());
@@ -206,14 +208,17 @@ std::vector<Analysis> build_registry() {
       {"ye-shokri-thm4.3", "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.3, eqs. (147)-(150)", P, "", true,
        paper(ye_shokri::thm4_3)},
       {"ye-shokri-d5-last-batch",
-       "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111), App. D.6 (YS22 ref. [5], Balle, Barthe, Gaboardi & Geumlek 2019, "
+       "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111), App. D.6 (YS22 ref. [5], Balle, Barthe, Gaboardi & "
+       "Geumlek 2019, "
        "Thm 5), last batch",
        P, "", true, paper(ye_shokri::d5_last_batch)},
       {"ye-shokri-d5-first-batch",
-       "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111), App. D.6 (YS22 ref. [5], Balle, Barthe, Gaboardi & Geumlek 2019, "
+       "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111), App. D.6 (YS22 ref. [5], Balle, Barthe, Gaboardi & "
+       "Geumlek 2019, "
        "Thm 5), first batch",
-       R, "holds only for the records of the first batch (YS22 Figure 1's lower Balle curve); docs/analyses.md, "
-          "\"ye-shokri-d5-last-batch, ye-shokri-d5-first-batch\"",
+       R,
+       "holds only for the records of the first batch (YS22 Figure 1's lower Balle curve); docs/analyses.md, "
+       "\"ye-shokri-d5-last-batch, ye-shokri-d5-first-batch\"",
        true, paper(ye_shokri::d5_first_batch)},
       {"ye-shokri-d6", "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6, eq. (112)", P, "", true, paper(ye_shokri::d6)},
       {"ye-shokri-d6-optimal-split", "derived from Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6, recursion (122)", D,
@@ -227,7 +232,8 @@ std::vector<Analysis> build_registry() {
       {"altschuler-talwar-thm5.6",
        "derived from Altschuler & Talwar 2022 (arXiv:2205.13710) Thm 5.6, the display (5.6) of its proof (cyclic "
        "batches)",
-       D, "docs/analyses.md, \"altschuler-talwar-thm5.6\" (the theorem is stated up to constants; the proof's display "
+       D,
+       "docs/analyses.md, \"altschuler-talwar-thm5.6\" (the theorem is stated up to constants; the proof's display "
        "is evaluated, over the smaller of two windows, T-bar rounded up to whole epochs)",
        true, paper(altschuler_talwar_thm56)},
       {"pabi-strongly-convex", "derived from Altschuler & Talwar 2022 (arXiv:2205.13710) Prop. 5.4", D,
@@ -239,8 +245,8 @@ std::vector<Analysis> build_registry() {
        langevin_paper(ganesh_lemma_i2)},
       {"composition-gaussian", "Mironov 2017 (arXiv:1702.07476) Prop. 1 and 7", P, "", true,
        accountant(composition_gaussian)},
-      {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "",
-       true, accountant(composition_sgm)},
+      {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "", true,
+       accountant(composition_sgm)},
       {"composition-pld",
        "privacy loss distributions of the run's dominating pairs (Koskela, Jälkö & Honkela 2020, arXiv:1906.03049; "
        "Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko et al. 2022, "
@@ -279,8 +285,7 @@ std::vector<Analysis> build_registry() {
        "this tool: the PDI of C21 (arXiv:2102.05855) eq. (13) solved for the configured run; on partition and "
        "shuffle-once batches also, per placement, shifted Renyi divergences (Altschuler & Talwar 2022, "
        "arXiv:2205.13710, Prop. 2.17) and their Gaussian-DP form (Bok, Su & Altschuler 2024, arXiv:2403.00278)",
-       D,
-       "docs/analyses.md, \"pdi\"; docs/math.md section 2", false, pdi_analysis, /*monotone_in_steps=*/false},
+       D, "docs/analyses.md, \"pdi\"; docs/math.md section 2", false, pdi_analysis, /*monotone_in_steps=*/false},
   };
 }
 
@@ -288,22 +293,32 @@ std::vector<Analysis> build_registry() {
 
 const char* status_name(AnalysisStatus status) {
   switch (status) {
-    case AnalysisStatus::Published: return "published";
-    case AnalysisStatus::Derived: return "derived";
-    case AnalysisStatus::Disputed: return "disputed";
-    case AnalysisStatus::Exact: return "exact";
-    case AnalysisStatus::LowerBound: return "lower-bound";
-    case AnalysisStatus::RecordSpecific: return "record-specific";
-    case AnalysisStatus::Heuristic: return "heuristic";
+    case AnalysisStatus::Published:
+      return "published";
+    case AnalysisStatus::Derived:
+      return "derived";
+    case AnalysisStatus::Disputed:
+      return "disputed";
+    case AnalysisStatus::Exact:
+      return "exact";
+    case AnalysisStatus::LowerBound:
+      return "lower-bound";
+    case AnalysisStatus::RecordSpecific:
+      return "record-specific";
+    case AnalysisStatus::Heuristic:
+      return "heuristic";
   }
   return "unknown";
 }
 
 const char* status_meaning(AnalysisStatus status) {
   switch (status) {
-    case AnalysisStatus::Published: return "a paper's result, reproduced as printed";
-    case AnalysisStatus::Derived: return "this project's own result, derived step by step in docs/analyses.md";
-    case AnalysisStatus::Disputed: return "published with a known or suspected gap in its proof; never best unless included";
+    case AnalysisStatus::Published:
+      return "a paper's result, reproduced as printed";
+    case AnalysisStatus::Derived:
+      return "this project's own result, derived step by step in docs/analyses.md";
+    case AnalysisStatus::Disputed:
+      return "published with a known or suspected gap in its proof; never best unless included";
     case AnalysisStatus::Exact:
       return "the run's exact privacy from its two known last-iterate laws: no valid bound is below it; never best "
              "(best is the tightest analysis)";

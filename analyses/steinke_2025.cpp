@@ -70,7 +70,8 @@ struct Pairs {
 // (reverse, t Q(S) <= P(S) at the optimal set): an absolute error e either way.
 Pairs pairs_of(std::int64_t steps, double q, double z) {
   Mixture mix = binomial_mixture(steps, q, z);
-  const bool all_zero = std::all_of(mix.components.begin(), mix.components.end(), [](const auto& x) { return x.mean == 0.0; });
+  const bool all_zero =
+      std::all_of(mix.components.begin(), mix.components.end(), [](const auto& x) { return x.mean == 0.0; });
   if (all_zero) return {};
   Pairs p;
   p.remove = std::make_unique<pld::GaussianMixturePair>(mix.components, Dir::Forward, "binomial mixture (remove)");
@@ -94,7 +95,8 @@ LastIterateProfile linear_last_iterate_delta(std::int64_t steps, double q, doubl
 }
 
 LastIterateEpsilon linear_last_iterate_epsilon(std::int64_t steps, double q, double z, double delta) {
-  if (!(delta > 0.0 && delta < 1.0)) throw std::invalid_argument("delta = " + format_number(delta) + " must lie in (0, 1)");
+  if (!(delta > 0.0 && delta < 1.0))
+    throw std::invalid_argument("delta = " + format_number(delta) + " must lie in (0, 1)");
   const Pairs p = pairs_of(steps, q, z);
   if (!p.remove) return {0.0, 0.0};
   auto upper_at = [&](double e) {
@@ -150,16 +152,19 @@ AnalysisResult steinke_last_iterate(const RunSpec& spec, const TrainingRun& run)
   };
   if (auto problem = accountant_input_problem(run)) return refuse(*problem);
   if (run.sampling != BatchSampling::Poisson && run.sampling != BatchSampling::FullBatch)
-    return refuse(std::string("stated for Poisson sampling (DP-SGD); the run uses sampling = ") + batch_sampling_name(run.sampling));
+    return refuse(std::string("stated for Poisson sampling (DP-SGD); the run uses sampling = ") +
+                  batch_sampling_name(run.sampling));
   if (run.adjacency != Adjacency::AddRemove)
-    return refuse("stated for add/remove neighbours (the record joins K ~ Binomial(T, q) batches on one dataset only); "
-                  "the run uses adjacency = replace");
+    return refuse(
+        "stated for add/remove neighbours (the record joins K ~ Binomial(T, q) batches on one dataset only); "
+        "the run uses adjacency = replace");
   auto planned = composition_plan(spec, run);
   if (const auto* why = std::get_if<std::string>(&planned)) return refuse(*why);
   const CompositionPlan& plan = std::get<CompositionPlan>(planned);
   if (plan.stretches.size() != 1 || plan.events > 0 || plan.initial)
-    return refuse("needs one phase (one step size, noise and rate), no released events and identical initial laws: the "
-                  "heuristic's pair is a binomial mixture only for a constant step size");
+    return refuse(
+        "needs one phase (one step size, noise and rate), no released events and identical initial laws: the "
+        "heuristic's pair is a binomial mixture only for a constant step size");
   const std::int64_t steps = plan.stretches.front().steps;
   const double z = plan.stretches.front().z;
   const double q = run.sampling == BatchSampling::Poisson ? run.sampling_rate : 1.0;
@@ -167,15 +172,18 @@ AnalysisResult steinke_last_iterate(const RunSpec& spec, const TrainingRun& run)
   const bool linear = spec.algorithm.loss == LossKind::Linear;
   if (linear) {
     r.status_here = AnalysisStatus::Exact;
-    r.status_note_here = "algorithm.loss = \"linear\": the pair is the exact worst case of the last iterate (a floor for every "
-                         "valid analysis)";
+    r.status_note_here =
+        "algorithm.loss = \"linear\": the pair is the exact worst case of the last iterate (a floor for every "
+        "valid analysis)";
   }
-  r.reason = "Binomial(T = " + std::to_string(steps) + ", q = " + format_number(q) + ") mixture, z = " + format_number(z) +
-             (linear ? "; exact for the declared linear loss" : "; a heuristic for this loss (exact only for linear losses)");
+  r.reason =
+      "Binomial(T = " + std::to_string(steps) + ", q = " + format_number(q) + ") mixture, z = " + format_number(z) +
+      (linear ? "; exact for the declared linear loss" : "; a heuristic for this loss (exact only for linear losses)");
   // R: the composition's RDP, an upper bound of this pair's Rényi divergence (the last iterate is a
   // post-processing of the released iterates).
   for (double alpha : run.orders)
-    r.R.push_back(steps > 0 && !std::isinf(z) ? static_cast<double>(steps) * sampled_gaussian_rdp_upper(q, z, alpha) : 0.0);
+    r.R.push_back(steps > 0 && !std::isinf(z) ? static_cast<double>(steps) * sampled_gaussian_rdp_upper(q, z, alpha)
+                                              : 0.0);
   if (steps == 0 || std::isinf(z)) return r;
   r.fdp_route = "last-iterate-pair";
   r.fdp_epsilon = [steps, q, z](double delta) { return linear_last_iterate_epsilon(steps, q, z, delta).upper; };

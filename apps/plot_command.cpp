@@ -34,13 +34,16 @@ fs::path package_parent(const char* argv0) {
 
 int exec_plot_module(const char* argv0, const std::vector<std::string>& arguments) {
   if (!kPythonModuleBuilt) {
-    std::fputs("rdpdyn: error: `plot` needs the Python module, which this build left out "
-               "(configure with -DRDPDYN_BUILD_PYTHON=ON)\n", stderr);
+    std::fputs(
+        "rdpdyn: error: `plot` needs the Python module, which this build left out "
+        "(configure with -DRDPDYN_BUILD_PYTHON=ON)\n",
+        stderr);
     return 1;
   }
   const fs::path parent = package_parent(argv0);
   if (!fs::exists(parent / "rdpdyn" / "plot.py")) {
-    std::fprintf(stderr, "rdpdyn: error: `plot` found no Python package rdpdyn at %s (build it, or `cmake --install`)\n",
+    std::fprintf(stderr,
+                 "rdpdyn: error: `plot` found no Python package rdpdyn at %s (build it, or `cmake --install`)\n",
                  parent.c_str());
     return 1;
   }

@@ -7,8 +7,12 @@
 namespace rdpdyn {
 
 ProgressLine::ProgressLine(std::string label, std::string unit, bool enabled, double delay_seconds)
-    : label_(std::move(label)), unit_(std::move(unit)), enabled_(enabled), delay_(delay_seconds),
-      start_(Clock::now()), last_draw_(start_) {}
+    : label_(std::move(label)),
+      unit_(std::move(unit)),
+      enabled_(enabled),
+      delay_(delay_seconds),
+      start_(Clock::now()),
+      last_draw_(start_) {}
 
 ProgressLine::~ProgressLine() { finish(); }
 
@@ -29,7 +33,8 @@ void ProgressLine::update(std::size_t done, std::size_t total) {
   const double rate = elapsed > 0.0 ? static_cast<double>(done) / elapsed : 0.0;
   const double left = rate > 0.0 ? static_cast<double>(total - done) / rate : 0.0;
   std::fprintf(stderr, "\r\033[K%s: %zu/%zu %s (%.0f%%), %.3g %s/s, %.0f s left", label_.c_str(), done, total,
-               unit_.c_str(), 100.0 * static_cast<double>(done) / static_cast<double>(total), rate, unit_.c_str(), left);
+               unit_.c_str(), 100.0 * static_cast<double>(done) / static_cast<double>(total), rate, unit_.c_str(),
+               left);
   std::fflush(stderr);
 }
 

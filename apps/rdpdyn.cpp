@@ -60,9 +60,9 @@ constexpr double kProgressDelaySeconds = 1.0;
 
 void print_summary(const rdpdyn::RunReport& report) {
   const auto& s = report.solution;
-  std::printf("rdpdyn %s  engine: %s  gamma: %s  step %lld  t = %.6g\n",
-              report.metadata.program_version.c_str(), report.metadata.engine.c_str(),
-              report.metadata.gamma_mode.c_str(), static_cast<long long>(s.steps.back()), s.times.back());
+  std::printf("rdpdyn %s  engine: %s  gamma: %s  step %lld  t = %.6g\n", report.metadata.program_version.c_str(),
+              report.metadata.engine.c_str(), report.metadata.gamma_mode.c_str(),
+              static_cast<long long>(s.steps.back()), s.times.back());
   std::printf("%12s %16s", "alpha", "R (rdpdyn)");
   for (const auto& cf : report.closed_forms) std::printf(" %16s", cf.name.c_str());
   std::printf("\n");
@@ -73,8 +73,10 @@ void print_summary(const rdpdyn::RunReport& report) {
     std::printf("\n");
   }
   if (const auto it = report.extra_attributes.find("fd_max_relative_gap"); it != report.extra_attributes.end())
-    std::printf("R is certified along characteristics; the finite-difference value differs by at most "
-                "%s relative (HDF5 /extras/R_finite_difference)\n", it->second.c_str());
+    std::printf(
+        "R is certified along characteristics; the finite-difference value differs by at most "
+        "%s relative (HDF5 /extras/R_finite_difference)\n",
+        it->second.c_str());
 }
 
 /// An output path is checked before any work (io/atomic_output.hpp).
@@ -156,12 +158,14 @@ int run_convergence(const std::string& config_path, int grids, rdpdyn::PetscSess
   const int rank = petsc.rank();
   const auto study = rdpdyn::run_convergence_study(config, petsc.comm(), grids);
   if (rank != 0) return 0;
-  std::printf("finite-difference value vs the exact characteristic solution at the final time, %zu "
-              "orders off the inflow boundary's reach\n", study.orders.size());
+  std::printf(
+      "finite-difference value vs the exact characteristic solution at the final time, %zu "
+      "orders off the inflow boundary's reach\n",
+      study.orders.size());
   std::printf("%10s %12s %16s %10s\n", "cells", "dy", "max rel error", "order");
   for (const auto& r : study.rows)
-    std::printf("%10lld %12.4e %16.6e %10.3f\n", static_cast<long long>(r.cells), r.dy,
-                r.max_relative_error, r.observed_order);
+    std::printf("%10lld %12.4e %16.6e %10.3f\n", static_cast<long long>(r.cells), r.dy, r.max_relative_error,
+                r.observed_order);
   return 0;
 }
 
@@ -209,7 +213,8 @@ int run_sweep(const std::string& config_path, const std::string& output, bool js
     rdpdyn::RunConfig config = sweep.point(values);
     // A point that cannot fit is an invalid point (its reason names the key), not the sweep's end.
     rdpdyn::require_memory_fits(
-        rdpdyn::estimate_run_memory(config, rdpdyn::configured_engine(config, engines), rdpdyn::RunCommand::Compare), budget);
+        rdpdyn::estimate_run_memory(config, rdpdyn::configured_engine(config, engines), rdpdyn::RunCommand::Compare),
+        budget);
     rdpdyn::start_backend_of(config.engine, petsc);  // one process: no collective
     return config;
   };
@@ -228,16 +233,22 @@ int run_sweep(const std::string& config_path, const std::string& output, bool js
   line.finish();
   if (rank != 0) return 0;
   if (result.valid_points() == 0)
-    throw rdpdyn::SpecError("sweep.axis", "every point", "no point of the sweep is valid; the first says: " + result.first_invalid());
+    throw rdpdyn::SpecError("sweep.axis", "every point",
+                            "no point of the sweep is valid; the first says: " + result.first_invalid());
   if (!output.empty()) rdpdyn::write_sweep_hdf5(output, result, {sweep.text(), sweep.source_name()});
-  if (json) std::cout << rdpdyn::sweep_to_json(result) << std::endl;
+  if (json)
+    std::cout << rdpdyn::sweep_to_json(result) << std::endl;
   else if (output.empty() || !quiet)
-    std::printf("rdpdyn sweep: %zu points (%zu valid) x %zu orders, analyses %s%s\n", total, result.valid_points(),
-                sweep.orders().size(), [&] {
-                  std::string names;
-                  for (const auto& a : spec.analyses) names += (names.empty() ? "" : ", ") + a;
-                  return names;
-                }().c_str(), output.empty() ? " (no -o: nothing written; --json prints the surfaces)" : (" -> " + output).c_str());
+    std::printf(
+        "rdpdyn sweep: %zu points (%zu valid) x %zu orders, analyses %s%s\n", total, result.valid_points(),
+        sweep.orders().size(),
+        [&] {
+          std::string names;
+          for (const auto& a : spec.analyses) names += (names.empty() ? "" : ", ") + a;
+          return names;
+        }()
+            .c_str(),
+        output.empty() ? " (no -o: nothing written; --json prints the surfaces)" : (" -> " + output).c_str());
   return 0;
 }
 
@@ -251,8 +262,7 @@ int run_validate(int rank) {
       std::printf("%-22s %14.3e %10.1e  %s  %s\n", r.name.c_str(), r.max_relative_error, r.tolerance,
                   r.passed ? "PASS" : "FAIL", r.description.c_str());
   }
-  if (rank == 0)
-    std::printf("%zu checks, %s\n", results.size(), all ? "all passed" : "FAILURES");
+  if (rank == 0) std::printf("%zu checks, %s\n", results.size(), all ? "all passed" : "FAILURES");
   return all ? 0 : 1;
 }
 
@@ -275,8 +285,10 @@ int main(int argc, char** argv) {
   solve->footer(kFooter);
   std::vector<std::string> sets;  // --set KEY=VALUE, on solve, compare and calibrate (docs/config.md)
   const auto add_set = [&sets](CLI::App* command) {
-    command->add_option("--set", sets, "Override a key of the configuration, KEY=VALUE (repeatable), e.g. "
-                                       "--set algorithm.sigma=0.1 (docs/config.md)")
+    command
+        ->add_option("--set", sets,
+                     "Override a key of the configuration, KEY=VALUE (repeatable), e.g. "
+                     "--set algorithm.sigma=0.1 (docs/config.md)")
         ->allow_extra_args(false);
   };
   add_set(solve);
@@ -292,13 +304,14 @@ int main(int argc, char** argv) {
   std::string calibrate_config, calibrate_for = "sigma";
   rdpdyn::CalibrationRequest calibration;
   bool calibrate_json = false;
-  auto* calibrate = app.add_subcommand(
-      "calibrate", "Smallest noise (or largest number of steps) meeting a target (epsilon, delta)");
+  auto* calibrate =
+      app.add_subcommand("calibrate", "Smallest noise (or largest number of steps) meeting a target (epsilon, delta)");
   calibrate->add_option("config", calibrate_config, "Configuration file (TOML)")->required();
   calibrate->add_option("--epsilon", calibration.epsilon, "Target epsilon")->required();
   calibrate->add_option("--delta", calibration.delta, "Target delta")->required();
-  calibrate->add_option("--for", calibrate_for,
-                        "What to calibrate: sigma (C21 units), noise_multiplier (DP-SGD, noisy-sgd) or steps")
+  calibrate
+      ->add_option("--for", calibrate_for,
+                   "What to calibrate: sigma (C21 units), noise_multiplier (DP-SGD, noisy-sgd) or steps")
       ->check(CLI::IsMember({"sigma", "noise_multiplier", "steps"}));
   calibrate->add_option("--analysis", calibration.analysis,
                         "Which bound must meet the target: best (default) or an analysis name of compare");
@@ -321,10 +334,13 @@ int main(int argc, char** argv) {
   analyses->add_flag("--json", analyses_json, "Print the registry as JSON");
   std::string plot_file, plot_output, plot_orders, plot_analysis;
   int plot_dpi = 100;
-  auto* plot = app.add_subcommand("plot", "Draw an output of solve, compare or sweep as a PNG (Python: h5py, matplotlib)");
-  plot->add_option("file", plot_file, "An HDF5 file written by rdpdyn solve, compare or sweep (docs/hdf5.md)")->required();
+  auto* plot =
+      app.add_subcommand("plot", "Draw an output of solve, compare or sweep as a PNG (Python: h5py, matplotlib)");
+  plot->add_option("file", plot_file, "An HDF5 file written by rdpdyn solve, compare or sweep (docs/hdf5.md)")
+      ->required();
   plot->add_option("-o,--output", plot_output, "The PNG to write (default: FILE with .png)");
-  plot->add_option("--orders", plot_orders, "solve: the recorded orders to draw, comma-separated (default: four spread)");
+  plot->add_option("--orders", plot_orders,
+                   "solve: the recorded orders to draw, comma-separated (default: four spread)");
   plot->add_option("--analysis", plot_analysis, "sweep: draw this analysis only (default: each)");
   plot->add_option("--dpi", plot_dpi, "Resolution of the PNG")->check(CLI::Range(10, 1200));
   plot->footer(kFooter);
@@ -377,20 +393,28 @@ int main(int argc, char** argv) {
     // PETSc starts here only under an MPI launcher or with PETSc options; else when an engine needs it.
     rdpdyn::PetscSession petsc(argv[0], petsc_options);
     int code = 0;
-    if (*solve) code = run_solve(config_path, output, json, quiet, petsc, sets);
-    else if (*sweep) code = run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
-    else if (*compare) code = run_compare(compare_config, compare_output, compare_json, quiet, petsc, sets);
+    if (*solve)
+      code = run_solve(config_path, output, json, quiet, petsc, sets);
+    else if (*sweep)
+      code = run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
+    else if (*compare)
+      code = run_compare(compare_config, compare_output, compare_json, quiet, petsc, sets);
     else if (*calibrate) {
       calibration.target = calibrate_for == "steps"              ? rdpdyn::CalibrationTarget::Steps
                            : calibrate_for == "noise_multiplier" ? rdpdyn::CalibrationTarget::NoiseMultiplier
                                                                  : rdpdyn::CalibrationTarget::Sigma;
       code = run_calibrate(calibrate_config, calibration, calibrate_json, petsc, sets);
-    } else if (!convergence_config.empty()) code = run_convergence(convergence_config, grids, petsc);
-    else code = run_validate(petsc.rank());
+    } else if (!convergence_config.empty())
+      code = run_convergence(convergence_config, grids, petsc);
+    else
+      code = run_validate(petsc.rank());
     // As -options_left: a PETSc option nothing read is most likely misspelt.
     if (const auto unused = petsc.unused_options(); !unused.empty() && !petsc_options.empty()) {
       if (petsc.rank() == 0)
-        for (const auto& o : unused) std::fprintf(stderr, "rdpdyn: error: PETSc option '%s' was never used (misspelt, or not used by this run's engine)\n", o.c_str());
+        for (const auto& o : unused)
+          std::fprintf(stderr,
+                       "rdpdyn: error: PETSc option '%s' was never used (misspelt, or not used by this run's engine)\n",
+                       o.c_str());
       return kExitBadInput;
     }
     return code;

@@ -74,13 +74,15 @@ PlainResult plain_calibrate(double q, std::int64_t steps, std::span<const double
     outward::round_up(R, outward::recursion_margin(steps));  // the registry's margin (analyses/registry.cpp)
     const double grid = best_epsilon(orders, R, kDelta).epsilon;
     const double continuous = minimise_epsilon_batched(
-        [&](std::span<const double> alphas) {
-          std::vector<double> r;
-          for (double a : alphas) r.push_back(static_cast<double>(steps) * sampled_gaussian_rdp_upper(q, z, a));
-          outward::round_up(r, outward::recursion_margin(steps));
-          return r;
-        },
-        kDelta).epsilon;
+                                  [&](std::span<const double> alphas) {
+                                    std::vector<double> r;
+                                    for (double a : alphas)
+                                      r.push_back(static_cast<double>(steps) * sampled_gaussian_rdp_upper(q, z, a));
+                                    outward::round_up(r, outward::recursion_margin(steps));
+                                    return r;
+                                  },
+                                  kDelta)
+                                  .epsilon;
     return std::min(grid, continuous);
   };
   double lo = z0, hi = z0, e_lo = eps(z0), e_hi = e_lo;
@@ -105,8 +107,7 @@ PlainResult plain_calibrate(double q, std::int64_t steps, std::span<const double
   try {
     boost::math::tools::toms748_solve(f, lo, hi, finite(e_lo - kTargetEpsilon), finite(e_hi - kTargetEpsilon),
                                       close_enough, iterations);
-  } catch (const boost::math::evaluation_error&) {
-  }
+  } catch (const boost::math::evaluation_error&) {}
   return {good, good_eps, evaluations};
 }
 

@@ -49,9 +49,15 @@ void run_long(benchmark::State& state, GammaChoice gamma, LsiKind lsi) {
   state.counters["step_orders/s"] = benchmark::Counter(work, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_LongSchedule_Recursion_FixedGamma(benchmark::State& s) { run_long(s, GammaChoice::fixed(0.5), LsiKind::Recursion); }
-void BM_LongSchedule_Recursion_OptimalGamma(benchmark::State& s) { run_long(s, GammaChoice::optimal(), LsiKind::Recursion); }
-void BM_LongSchedule_Constant_FixedGamma(benchmark::State& s) { run_long(s, GammaChoice::fixed(0.5), LsiKind::Constant); }
+void BM_LongSchedule_Recursion_FixedGamma(benchmark::State& s) {
+  run_long(s, GammaChoice::fixed(0.5), LsiKind::Recursion);
+}
+void BM_LongSchedule_Recursion_OptimalGamma(benchmark::State& s) {
+  run_long(s, GammaChoice::optimal(), LsiKind::Recursion);
+}
+void BM_LongSchedule_Constant_FixedGamma(benchmark::State& s) {
+  run_long(s, GammaChoice::fixed(0.5), LsiKind::Constant);
+}
 
 // Argument: record every N steps (1 = every step: 10^5 records x 256 orders evaluated).
 BENCHMARK(BM_LongSchedule_Recursion_FixedGamma)->Arg(1)->Arg(1000)->Unit(benchmark::kMillisecond);
@@ -76,12 +82,15 @@ BENCHMARK(BM_Figure1Example)->Unit(benchmark::kMillisecond);
 /// grow with the number of steps.
 void BM_FinalRowOnly(benchmark::State& state) {
   const std::int64_t steps = state.range(0);
-  const std::string text = "[orders]\nmin = 1.01\nmax = 1000\ncount = 4096\n"
-                           "[algorithm]\nkind = \"noisy-gd\"\nsteps = " + std::to_string(steps) +
-                           "\neta = 0.02\nsigma = 0.05\nn = 5000\nsensitivity = 4.0\n"
-                           "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n"
-                           "[analysis]\ngamma = 0.5\n"
-                           "[output]\nrecord_steps = [" + std::to_string(steps) + "]\n";
+  const std::string text =
+      "[orders]\nmin = 1.01\nmax = 1000\ncount = 4096\n"
+      "[algorithm]\nkind = \"noisy-gd\"\nsteps = " +
+      std::to_string(steps) +
+      "\neta = 0.02\nsigma = 0.05\nn = 5000\nsensitivity = 4.0\n"
+      "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n"
+      "[analysis]\ngamma = 0.5\n"
+      "[output]\nrecord_steps = [" +
+      std::to_string(steps) + "]\n";
   const RunConfig cfg = parse_config_text(text, "bench");
   EngineRegistry engines;
   engines.add(make_characteristics_engine());
@@ -89,9 +98,10 @@ void BM_FinalRowOnly(benchmark::State& state) {
     RunReport report = solve_run(cfg, engines);
     benchmark::DoNotOptimize(report.solution.R.data());
   }
-  state.counters["time/step"] =
-      benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-  state.counters["steps/s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["time/step"] = benchmark::Counter(
+      static_cast<double>(steps), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["steps/s"] =
+      benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsIterationInvariantRate);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: kB

@@ -62,8 +62,8 @@ void BM_Petsc(benchmark::State& state) {
     steps = summary.time_steps;
   }
   state.counters["time_steps"] = static_cast<double>(steps);
-  state.counters["cell_stage/s"] = benchmark::Counter(static_cast<double>(steps * kCells * kStages),
-                                                      benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["cell_stage/s"] =
+      benchmark::Counter(static_cast<double>(steps * kCells * kStages), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Petsc)->Unit(benchmark::kMillisecond)->Iterations(3);
 
@@ -81,8 +81,8 @@ void BM_HandLoop(benchmark::State& state) {
     w[0] = w[2] * alpha[0] / (1.0 + std::exp(y_min - 1.5 * dy));
     w[n + 2] = w[n + 1];
     const double Q = pdi::decay_scale(iv.sigma, lsi_constant_at(iv, 0.0, t, t, alpha[0]));
-    linear_pdi_rhs_uniform(w.data() + 2, (1.0 - gamma) * Q, pdi::source_rate(gamma, iv.sigma, iv.sensitivity),
-                           0, kCells, dy, Limiter::MonotonizedCentral, f.data() + 2);
+    linear_pdi_rhs_uniform(w.data() + 2, (1.0 - gamma) * Q, pdi::source_rate(gamma, iv.sigma, iv.sensitivity), 0,
+                           kCells, dy, Limiter::MonotonizedCentral, f.data() + 2);
   };
   const std::int64_t total_steps = 1000 * 10;
   const double dt = 0.002;
@@ -131,8 +131,14 @@ void BM_Certify(benchmark::State& state) {
     solve_by_finite_differences(PETSC_COMM_WORLD, program, spec.initial, spec.orders, options, [](auto...) {});
 }
 // Methods: 0 Composed (the default), 1 Paths, 2 Cloud, 3 Shooting (the Odeint reference: fewer steps).
-BENCHMARK(BM_Certify)->Args({0, 400})->Args({1, 400})->Args({2, 400})->Args({3, 100})->Args({0, 100})
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Certify)
+    ->Args({0, 400})
+    ->Args({1, 400})
+    ->Args({2, 400})
+    ->Args({3, 100})
+    ->Args({0, 100})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 

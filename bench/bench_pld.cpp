@@ -21,8 +21,10 @@ double epsilon(double grid, double accuracy) {
   o.grid = grid;
   o.accuracy = accuracy;
   rdpdyn::pld::PldAccountant acc(
-      {{{std::make_shared<GaussianMixturePair>(rdpdyn::pld::subsampled_gaussian_pair(0.01, 1.0 / 1.1, Dir::Forward)), 10000}},
-       {{std::make_shared<GaussianMixturePair>(rdpdyn::pld::subsampled_gaussian_pair(0.01, 1.0 / 1.1, Dir::Reverse)), 10000}}},
+      {{{std::make_shared<GaussianMixturePair>(rdpdyn::pld::subsampled_gaussian_pair(0.01, 1.0 / 1.1, Dir::Forward)),
+         10000}},
+       {{std::make_shared<GaussianMixturePair>(rdpdyn::pld::subsampled_gaussian_pair(0.01, 1.0 / 1.1, Dir::Reverse)),
+         10000}}},
       o);
   return acc.epsilon(1e-5).upper;
 }
@@ -36,7 +38,12 @@ void BM_PldEpsilon_Grid(benchmark::State& state) {
   state.counters["epsilon"] = e;
   state.counters["grid"] = grid;
 }
-BENCHMARK(BM_PldEpsilon_Grid)->Args({12, 1})->Args({13, 1})->Args({14, 1})->Args({15, 3})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PldEpsilon_Grid)
+    ->Args({12, 1})
+    ->Args({13, 1})
+    ->Args({14, 1})
+    ->Args({15, 3})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_PldEpsilon_DefaultAccuracy(benchmark::State& state) {
   double e = 0.0;

@@ -28,9 +28,7 @@ constexpr int kMaxDoublings = 60;
 bool is_steps(const CalibrationRequest& r) { return r.target == CalibrationTarget::Steps; }
 bool is_multiplier(const CalibrationRequest& r) { return r.target == CalibrationTarget::NoiseMultiplier; }
 
-double sigma_of(const AlgorithmSpec& a) {
-  return a.kind == AlgorithmKind::Langevin ? a.sigma : a.phases.front().sigma;
-}
+double sigma_of(const AlgorithmSpec& a) { return a.kind == AlgorithmKind::Langevin ? a.sigma : a.phases.front().sigma; }
 
 /// The b that divides the clipped gradient sum: the expected batch size q n under Poisson sampling.
 double update_batch(const AlgorithmSpec& a) {
@@ -44,8 +42,9 @@ double sensitivity_of(const AlgorithmSpec& a) { return a.phases.front().sensitiv
 double multiplier_from_sigma(const RunSpec& spec, double sigma) {
   const AlgorithmSpec& a = spec.algorithm;
   const double eta = a.phases.front().eta, sg = sensitivity_of(a), b = update_batch(a);
-  return spec.adjacency == Adjacency::AddRemove ? noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(sigma, eta, sg, b)
-                                                : noise_units::dpsgd_multiplier_from_c21_sigma(sigma, eta, sg, b);
+  return spec.adjacency == Adjacency::AddRemove
+             ? noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(sigma, eta, sg, b)
+             : noise_units::dpsgd_multiplier_from_c21_sigma(sigma, eta, sg, b);
 }
 double sigma_from_multiplier(const RunSpec& spec, double m) {
   const AlgorithmSpec& a = spec.algorithm;
@@ -182,7 +181,8 @@ class Curve {
       const AnalysisResult r = a->assess(input, orders);
       if (!r.applies) {
         if (request_.analysis != "best")
-          throw SpecError("--analysis", "\"" + request_.analysis + "\"", "does not apply at " + where(x) + ": " + r.reason);
+          throw SpecError("--analysis", "\"" + request_.analysis + "\"",
+                          "does not apply at " + where(x) + ": " + r.reason);
         continue;
       }
       if (!eligible_for_best(a->status_of(r), config.spec.include_disputed)) {
@@ -295,10 +295,10 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
                                  const EngineRegistry& engines) {
   validate(config, request);
   // The largest candidate is the memory to plan for: --max-steps when the steps are calibrated.
-  require_memory_fits(estimate_run_memory(config, configured_engine(config, engines), RunCommand::Calibrate,
-                                          is_steps(request) ? std::optional<std::int64_t>(request.max_steps)
-                                                            : std::nullopt),
-                      memory_budget());
+  require_memory_fits(
+      estimate_run_memory(config, configured_engine(config, engines), RunCommand::Calibrate,
+                          is_steps(request) ? std::optional<std::int64_t>(request.max_steps) : std::nullopt),
+      memory_budget());
   const RunSpec& spec = config.spec;
   Curve curve(config, request, engines);
   const double start = is_steps(request)        ? static_cast<double>(spec.total_steps())
@@ -312,20 +312,22 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   // (identical laws), so with the minimum over the conversions this refuses nothing; it stays as
   // the guard of the bracket searches below should a conversion set without it be used.
   const double grid_floor =
-      best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta, request.conversion).epsilon;
-  const double floor =
-      request.configured_orders_only
-          ? grid_floor
-          : std::min(grid_floor, minimise_epsilon([](double) { return 0.0; }, request.delta, kDefaultMaxOrder,
-                                                  request.conversion)
-                                     .epsilon);
+      best_epsilon(spec.orders, std::vector<double>(spec.orders.size(), 0.0), request.delta, request.conversion)
+          .epsilon;
+  const double floor = request.configured_orders_only
+                           ? grid_floor
+                           : std::min(grid_floor, minimise_epsilon([](double) { return 0.0; }, request.delta,
+                                                                   kDefaultMaxOrder, request.conversion)
+                                                      .epsilon);
   if (request.epsilon < floor)
     throw SpecError("--epsilon", format_number(request.epsilon),
-                    "cannot be met at delta = " + format_number(request.delta) +
-                        " with orders up to " + format_number(std::max(request.configured_orders_only ? 0.0 : 1e4, *std::max_element(spec.orders.begin(), spec.orders.end()))) +
+                    "cannot be met at delta = " + format_number(request.delta) + " with orders up to " +
+                        format_number(std::max(request.configured_orders_only ? 0.0 : 1e4,
+                                               *std::max_element(spec.orders.begin(), spec.orders.end()))) +
                         ": even R = 0 gives epsilon = " + format_number(floor) +
-                        (request.conversion == RdpConversion::Best ? std::string(" (smallest of the conversions)")
-                                                                   : std::string(" (") + conversion_name(request.conversion) + " conversion)") +
+                        (request.conversion == RdpConversion::Best
+                             ? std::string(" (smallest of the conversions)")
+                             : std::string(" (") + conversion_name(request.conversion) + " conversion)") +
                         "; raise epsilon or delta");
 
   const PrivacyTarget target{request.epsilon, request.delta, request.conversion};

@@ -62,18 +62,18 @@ struct CalibrationOutcome {
   CalibrationTarget target = CalibrationTarget::Sigma;
   double target_epsilon = 0.0;
   double target_delta = 0.0;
-  double sigma = 0.0;                     ///< C21 sigma of the first phase (Langevin: algorithm.sigma);
-                                          ///< 0 for a run configured for accounting alone (no C21 units)
-  std::optional<double> sigma_at;         ///< the same noise in Altschuler & Talwar units (not Langevin)
-  std::optional<double> noise_multiplier; ///< DP-SGD noise multiplier (noisy-sgd only; NoiseMultiplier: the result)
-  std::int64_t steps = 0;                 ///< total steps of the calibrated run
-  double epsilon = 0.0;                   ///< achieved, <= target_epsilon
-  double best_order = 0.0;                ///< the order attaining it
-  std::string conversion;                 ///< the conversion attaining it (ComparisonEntry::conversion)
-  int evaluations = 0;                    ///< runs of compare (distinct candidates)
-  std::string analysis_used;              ///< "best" or the requested analysis
-  std::string tightest;                   ///< "best": the valid analysis with the smallest epsilon at the result
-  bool include_disputed = false;          ///< "best" included disputed analyses ([report] include_disputed)
+  double sigma = 0.0;                      ///< C21 sigma of the first phase (Langevin: algorithm.sigma);
+                                           ///< 0 for a run configured for accounting alone (no C21 units)
+  std::optional<double> sigma_at;          ///< the same noise in Altschuler & Talwar units (not Langevin)
+  std::optional<double> noise_multiplier;  ///< DP-SGD noise multiplier (noisy-sgd only; NoiseMultiplier: the result)
+  std::int64_t steps = 0;                  ///< total steps of the calibrated run
+  double epsilon = 0.0;                    ///< achieved, <= target_epsilon
+  double best_order = 0.0;                 ///< the order attaining it
+  std::string conversion;                  ///< the conversion attaining it (ComparisonEntry::conversion)
+  int evaluations = 0;                     ///< runs of compare (distinct candidates)
+  std::string analysis_used;               ///< "best" or the requested analysis
+  std::string tightest;                    ///< "best": the valid analysis with the smallest epsilon at the result
+  bool include_disputed = false;           ///< "best" included disputed analyses ([report] include_disputed)
   /// Steps: the analyses used that are not monotone in the number of steps (empty: the returned
   /// count is the largest, and every smaller count meets the target too).
   std::vector<std::string> not_monotone_in_steps;
@@ -88,6 +88,5 @@ struct CalibrationOutcome {
 /// searched range meets. Evaluates with run_comparison and `engines`.
 CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationRequest& request,
                                  const EngineRegistry& engines);
-
 
 }  // namespace rdpdyn

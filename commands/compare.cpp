@@ -132,15 +132,18 @@ std::string unamplified_sampling_warning(const TrainingRun& run, bool amplified)
                     "record in every step.";
   // The keys that let composition-sgm (or composition-pld) apply, as their reasons say.
   if (run.adjacency == Adjacency::Replace && !run.gradients_norm_bounded) {
-    out += " Amplification needs per-record gradient norms <= S_g/2: declare domain.lipschitz_loss = true "
-           "(an L-Lipschitz loss, S_g = 2L)";
+    out +=
+        " Amplification needs per-record gradient norms <= S_g/2: declare domain.lipschitz_loss = true "
+        "(an L-Lipschitz loss, S_g = 2L)";
     if (poisson)
-      out += ", or count neighbours as DP-SGD libraries do, domain.adjacency = \"add-remove\" (the clipping "
-             "norm then bounds the record's gradient itself)";
+      out +=
+          ", or count neighbours as DP-SGD libraries do, domain.adjacency = \"add-remove\" (the clipping "
+          "norm then bounds the record's gradient itself)";
     out += ".";
   } else if (run.adjacency == Adjacency::AddRemove && per_step) {
-    out += " With fixed-size batches amplification is evaluated under replace adjacency: "
-           "domain.adjacency = \"replace\" with domain.lipschitz_loss = true.";
+    out +=
+        " With fixed-size batches amplification is evaluated under replace adjacency: "
+        "domain.adjacency = \"replace\" with domain.lipschitz_loss = true.";
   } else {
     out += " See the reasons of composition-sgm and composition-pld.";
   }
@@ -175,9 +178,9 @@ ComparisonEntry compare_entry(const Analysis& analysis, const AnalysisInput& inp
   e.result.name = analysis.name;
   if (e.result.citation.empty()) e.result.citation = analysis.citation;
   if (!e.result.applies)
-    e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(), e.result.at_order = nullptr,
-        e.result.fdp_epsilon = nullptr, e.result.fdp_delta = nullptr, e.result.fdp_curves = nullptr,
-        e.result.amplified_by_sampling = false;
+    e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(),
+        e.result.at_order = nullptr, e.result.fdp_epsilon = nullptr, e.result.fdp_delta = nullptr,
+        e.result.fdp_curves = nullptr, e.result.amplified_by_sampling = false;
   e.status = analysis.status_of(e.result);
   e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
   e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;

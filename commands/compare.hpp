@@ -21,7 +21,7 @@ namespace rdpdyn {
 struct ComparisonEntry {
   AnalysisResult result;
   AnalysisStatus status = AnalysisStatus::Published;  ///< for this run
-  std::string status_note;  ///< disputed: where the gap is; derived: where the derivation is
+  std::string status_note;                            ///< disputed: where the gap is; derived: where the derivation is
   /// At the report delta: the smallest of the RDP -> (epsilon, delta) conversions (Mironov,
   /// improved, Asoodeh et al. at each order; the zCDP route when R = alpha slope) minimised over
   /// the orders (continuous where the bound is known at any order, see epsilon_orders); NaN
@@ -34,7 +34,7 @@ struct ComparisonEntry {
   /// epsilon minimised over the configured orders only, as opacus' get_privacy_spent and
   /// dp_accounting do (>= epsilon); NaN without delta.
   double epsilon_recorded_orders = 0.0;
-  double best_recorded_order = 0.0;  ///< the configured order attaining it
+  double best_recorded_order = 0.0;        ///< the configured order attaining it
   std::string conversion_recorded_orders;  ///< the conversion attaining epsilon_recorded_orders
   /// "continuous": minimised over alpha in [1 + 1e-3, 1e4] and the recorded orders (the analysis
   /// is any_order, or R = alpha * slope); "recorded": over the recorded orders only; "gdp": a
@@ -55,14 +55,14 @@ struct Comparison {
   std::optional<double> delta;
   std::vector<ComparisonEntry> entries;  ///< every analysis, in the stable order of the registry
   bool include_disputed = false;         ///< [report] include_disputed: disputed entries may be best
-  std::string best_name;                 ///< the eligible valid analysis with the smallest epsilon (or R at the largest order)
-  std::optional<double> best_mu;        ///< best_name's GDP parameter when it is a Gaussian-DP entry
+  std::string best_name;          ///< the eligible valid analysis with the smallest epsilon (or R at the largest order)
+  std::optional<double> best_mu;  ///< best_name's GDP parameter when it is a Gaussian-DP entry
   AnalysisStatus best_status = AnalysisStatus::Published;
-  std::vector<double> best_R;            ///< pointwise minimum over the eligible valid analyses (recorded orders)
-  double best_epsilon = 0.0;             ///< the smallest epsilon of the eligible entries: best_name's, at best_order
+  std::vector<double> best_R;  ///< pointwise minimum over the eligible valid analyses (recorded orders)
+  double best_epsilon = 0.0;   ///< the smallest epsilon of the eligible entries: best_name's, at best_order
   double best_order = 0.0;
-  std::string best_conversion;           ///< the conversion attaining best_epsilon (ComparisonEntry::conversion)
-  std::optional<double> epsilon;         ///< [report] epsilon: each entry's delta_at_epsilon is taken there
+  std::string best_conversion;    ///< the conversion attaining best_epsilon (ComparisonEntry::conversion)
+  std::optional<double> epsilon;  ///< [report] epsilon: each entry's delta_at_epsilon is taken there
   /// The smallest delta_at_epsilon of the eligible entries (NaN without epsilon) and the entry attaining
   /// it (it may differ from best_name, which is chosen by epsilon at delta).
   double best_delta = std::numeric_limits<double>::quiet_NaN();

@@ -13,22 +13,21 @@
 namespace rdpdyn {
 
 struct RunMetadata {
-  std::string config_text;     ///< the TOML configuration, verbatim
+  std::string config_text;  ///< the TOML configuration, verbatim
   std::string config_path;
-  std::string program_version; ///< rdpdyn version
-  std::string engine;          ///< "characteristics"
-  std::string gamma_mode;      ///< "fixed", "optimal" or "per-step"
-  std::string algorithm;       ///< "noisy-gd" or "langevin"
-  std::string lsi_model;       ///< "constant", "strongly-convex", "recursion", ...
-  std::string initial_curve;   ///< "zero", "linear", "power", "table", "function"
-  std::string method;          ///< how the solution was computed and how its accuracy is controlled
+  std::string program_version;  ///< rdpdyn version
+  std::string engine;           ///< "characteristics"
+  std::string gamma_mode;       ///< "fixed", "optimal" or "per-step"
+  std::string algorithm;        ///< "noisy-gd" or "langevin"
+  std::string lsi_model;        ///< "constant", "strongly-convex", "recursion", ...
+  std::string initial_curve;    ///< "zero", "linear", "power", "table", "function"
+  std::string method;           ///< how the solution was computed and how its accuracy is controlled
   /// "key = value (why)" per constant the user vouches for and the tool cannot check (generic
   /// loss), and per constant derived or checked from what the run defines
   /// (models/known_constants.hpp). HDF5: root attributes, one entry per line.
   std::vector<std::string> declared_constants;
   std::vector<std::string> derived_constants;
 };
-
 
 /// A streamed row series read back (same shape as Solution::R).
 struct RowSeries {

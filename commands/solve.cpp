@@ -21,7 +21,9 @@ std::string gamma_mode(const RunSpec& spec) {
 std::string gamma_text(const RunSpec& spec) {
   const std::string by_default = spec.gamma_by_default ? " (the default: analysis.gamma not given)" : "";
   if (spec.gamma.is_optimal()) return "pointwise minimiser min(1, sqrt(P/(Q (w + w_y))))" + by_default;
-  if (spec.gamma_by_default) return "fixed 1/2" + by_default + ", C21 Thm 2's choice: the optimal gamma needs data linear in alpha on this engine";
+  if (spec.gamma_by_default)
+    return "fixed 1/2" + by_default +
+           ", C21 Thm 2's choice: the optimal gamma needs data linear in alpha on this engine";
   if (spec.gamma.is_field()) return "field gamma(alpha, t) = " + spec.gamma.description();
   return "fixed " + format_number(spec.gamma.value);
 }
@@ -63,7 +65,7 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine) {
   m.engine = engine.name();
   m.gamma_mode = gamma_mode(spec);
   m.algorithm = spec.algorithm.kind == AlgorithmKind::Pdi        ? "pdi"
-                : spec.algorithm.kind == AlgorithmKind::Langevin   ? "langevin"
+                : spec.algorithm.kind == AlgorithmKind::Langevin ? "langevin"
                 : spec.algorithm.kind == AlgorithmKind::NoisySgd ? "noisy-sgd"
                                                                  : "noisy-gd";
   m.lsi_model = lsi_kind_name(spec.lsi.kind);
@@ -97,8 +99,9 @@ RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, Repo
     a["best_order"] = format_number(eo.order);
     a["conversion"] = conversion_name(eo.conversion);
     a["epsilon_conversion"] =
-        std::string("smallest of the RDP conversions (Mironov 2017 Prop. 3; Balle et al. 2020 Thm 21 = Canonne, "
-                    "Kamath, Steinke 2020 Prop. 12; Asoodeh et al. 2021") +
+        std::string(
+            "smallest of the RDP conversions (Mironov 2017 Prop. 3; Balle et al. 2020 Thm 21 = Canonne, "
+            "Kamath, Steinke 2020 Prop. 12; Asoodeh et al. 2021") +
         (slope ? "; the zCDP route, Bun & Steinke 2016 Prop. 1.3 and CKS 2020 Cor. 13" : "") +
         "), rounded outward, at the final time, minimised over " +
         (slope ? "alpha in [1.001, 10000] (R = alpha w, data linear in alpha) and the recorded orders"

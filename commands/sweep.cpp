@@ -133,8 +133,10 @@ SweepResult run_sweep(const SweepSpec& spec, std::span<const double> orders, con
       const AnalysisInput input{*config, run, engines};
       for (auto& s : out.surfaces) {
         try {
-          if (s.name == kBestAnalysis) evaluate_best(*config, engines, s, p);
-          else evaluate_analysis(*find_analysis(s.name), input, orders, config->spec.report_delta, s, p);
+          if (s.name == kBestAnalysis)
+            evaluate_best(*config, engines, s, p);
+          else
+            evaluate_analysis(*find_analysis(s.name), input, orders, config->spec.report_delta, s, p);
         } catch (const std::invalid_argument& e) {  // refused by an engine (SpecError included)
           s.reason[p] = e.what();
         } catch (const std::domain_error& e) {  // a user function left its domain

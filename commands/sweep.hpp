@@ -44,23 +44,23 @@ using PointConfiguration = std::function<RunConfig(std::span<const double> axis_
 /// One analysis over every point. Arrays are row-major over the axes (then the orders for R);
 /// NaN where the analysis does not apply or the point is invalid, with the reason.
 struct SweepSurface {
-  std::string name;       ///< registry name or "best"
+  std::string name;  ///< registry name or "best"
   std::string citation;
-  std::string status;     ///< "published", "derived", "disputed"; "best": "per point"
+  std::string status;  ///< "published", "derived", "disputed"; "best": "per point"
   std::string status_note;
   std::vector<double> R;           ///< points x orders (nats)
   std::vector<double> epsilon;     ///< per point, at the point's [report] delta (NaN without one)
   std::vector<double> best_order;  ///< the order attaining epsilon
   /// the conversion attaining epsilon at each point (ComparisonEntry::conversion; "" where none)
   std::vector<std::string> conversion;
-  std::vector<std::string> reason; ///< "" where valid
-  std::vector<std::string> chosen; ///< "best" only: the analysis that gave epsilon at each point
+  std::vector<std::string> reason;  ///< "" where valid
+  std::vector<std::string> chosen;  ///< "best" only: the analysis that gave epsilon at each point
 };
 
 struct SweepResult {
   SweepSpec spec;
   std::vector<double> orders;
-  std::vector<double> delta;  ///< per point: the point's [report] delta, NaN without one
+  std::vector<double> delta;           ///< per point: the point's [report] delta, NaN without one
   std::vector<SweepSurface> surfaces;  ///< in the order of spec.analyses
   std::vector<std::uint8_t> computed;  ///< per point: 1 where this process evaluated it
   std::vector<std::string> invalid;    ///< per point: why its configuration breaks a rule, "" if valid

@@ -143,9 +143,9 @@ SweepResult run_distributed_sweep(const SweepSpec& spec, std::span<const double>
     if (total > INT_MAX) throw std::runtime_error("sweep: the gathered results exceed 2 GiB; split the sweep");
     all.resize(static_cast<std::size_t>(total));
   }
-  check_mpi(MPI_Gatherv(packer.bytes().data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, 0,
-                        comm),
-            "MPI_Gatherv");
+  check_mpi(
+      MPI_Gatherv(packer.bytes().data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, 0, comm),
+      "MPI_Gatherv");
   if (rank == 0) unpack_points(PointUnpacker(all.data(), all.data() + all.size()), local);
   return local;
 }

@@ -41,7 +41,7 @@ inline double sensitivity_at(const DiffusionInterval& iv, double t) {
 struct ProgramStep {
   std::vector<StepEvent> before;  ///< applied at the start of the step, in order
   DiffusionInterval diffusion;
-  std::vector<StepEvent> after;   ///< applied at the end of the step, in order
+  std::vector<StepEvent> after;  ///< applied at the end of the step, in order
   GammaChoice gamma;
 };
 

@@ -11,7 +11,6 @@ namespace rdpdyn {
 ///  (b) between two nodes, the chord of (alpha - 1) R_alpha, which is convex in alpha (van Erven &
 ///      Harremoes 2014, Cor. 2: a log-moment-generating function).
 /// Below the first node the bound is (a); above the last node there is none: +infinity.
-double rdp_upper_interpolation(std::span<const double> alpha, std::span<const double> values,
-                               double order);
+double rdp_upper_interpolation(std::span<const double> alpha, std::span<const double> values, double order);
 
 }  // namespace rdpdyn

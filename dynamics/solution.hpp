@@ -9,16 +9,14 @@
 namespace rdpdyn {
 
 struct Solution {
-  std::vector<double> orders;         ///< alpha values, strictly increasing, > 1
-  std::vector<double> times;          ///< t of each record (C21 time: sum of step durations)
-  std::vector<std::int64_t> steps;    ///< number of completed steps at each record (0 = initial)
-  std::vector<double> lsi_constant;   ///< LSI constant of the iterate law at each record (inf: point mass)
-  std::vector<double> R;              ///< row-major, records x orders; upper bounds of R_alpha
+  std::vector<double> orders;        ///< alpha values, strictly increasing, > 1
+  std::vector<double> times;         ///< t of each record (C21 time: sum of step durations)
+  std::vector<std::int64_t> steps;   ///< number of completed steps at each record (0 = initial)
+  std::vector<double> lsi_constant;  ///< LSI constant of the iterate law at each record (inf: point mass)
+  std::vector<double> R;             ///< row-major, records x orders; upper bounds of R_alpha
 
   std::size_t record_count() const { return times.size(); }
-  std::span<const double> row(std::size_t record) const {
-    return {R.data() + record * orders.size(), orders.size()};
-  }
+  std::span<const double> row(std::size_t record) const { return {R.data() + record * orders.size(), orders.size()}; }
   std::span<const double> final_row() const { return row(record_count() - 1); }
 };
 

@@ -38,7 +38,9 @@ using StepEvent = std::variant<LipschitzMap, GaussianRelease, LsiRestart>;
 /// The jump of w = R/alpha an event causes: Delta^2 / (2 s^2) for a Gaussian release (the same at
 /// every order); post-processing (a Lipschitz map) and a restart of the LSI constant cost nothing.
 inline double rdp_slope_jump(const StepEvent& event) {
-  return std::visit(Overloaded{[](const GaussianRelease& g) { return g.sensitivity * g.sensitivity / (2.0 * g.noise_std * g.noise_std); },
+  return std::visit(Overloaded{[](const GaussianRelease& g) {
+                                 return g.sensitivity * g.sensitivity / (2.0 * g.noise_std * g.noise_std);
+                               },
                                [](const LipschitzMap&) { return 0.0; },  // data-processing inequality
                                [](const LsiRestart&) { return 0.0; }},   // R unchanged by declaration
                     event);

@@ -33,8 +33,8 @@ inline double coefficient_at(const TimeFunction& g, double constant, double t, b
   if (std::isfinite(v) && (strictly_positive ? v > 0.0 : v >= 0.0)) return v;
   std::ostringstream msg;
   msg.precision(17);
-  msg << "'" << g.key << "' = \"" << g.description << "\": gave " << v << " at t = " << t
-      << ": it must be finite and " << (strictly_positive ? "> 0" : ">= 0") << " at every t in [0, algorithm.time]";
+  msg << "'" << g.key << "' = \"" << g.description << "\": gave " << v << " at t = " << t << ": it must be finite and "
+      << (strictly_positive ? "> 0" : ">= 0") << " at every t in [0, algorithm.time]";
   throw std::domain_error(msg.str());
 }
 

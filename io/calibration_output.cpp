@@ -8,7 +8,9 @@
 namespace rdpdyn {
 namespace {
 const char* target_name(CalibrationTarget t) {
-  return t == CalibrationTarget::Steps ? "steps" : t == CalibrationTarget::NoiseMultiplier ? "noise_multiplier" : "sigma";
+  return t == CalibrationTarget::Steps             ? "steps"
+         : t == CalibrationTarget::NoiseMultiplier ? "noise_multiplier"
+                                                   : "sigma";
 }
 }  // namespace
 
@@ -39,8 +41,8 @@ std::string monotone_note(const CalibrationOutcome& o) {
   if (o.not_monotone_in_steps.empty()) return "";
   std::string names;
   for (const auto& n : o.not_monotone_in_steps) names += (names.empty() ? "" : ", ") + n;
-  return "; note: epsilon of " + names + " is not monotone in the number of steps, so " +
-         std::to_string(o.steps) + " steps meet the target and " + std::to_string(o.steps + 1) +
+  return "; note: epsilon of " + names + " is not monotone in the number of steps, so " + std::to_string(o.steps) +
+         " steps meet the target and " + std::to_string(o.steps + 1) +
          " do not, but a smaller count may not meet it (docs/analyses.md, Calibration)";
 }
 }  // namespace
@@ -66,17 +68,15 @@ std::string calibration_summary(const CalibrationOutcome& o) {
   return s + " meets epsilon = " + format_number(o.epsilon) + " <= " + format_number(o.target_epsilon) +
          " at delta = " + format_number(o.target_delta) +
          // A Gaussian-DP analysis converts by its exact profile, the PLD accountant by its own: no order.
-         (o.conversion == "gdp-mixture"
-              ? std::string(" (Gaussian-DP profiles of the placements averaged, gdp-mixture")
-          : o.conversion == "pld" ? std::string(" (privacy loss distribution's profile, pld conversion")
+         (o.conversion == "gdp-mixture" ? std::string(" (Gaussian-DP profiles of the placements averaged, gdp-mixture")
+          : o.conversion == "pld"       ? std::string(" (privacy loss distribution's profile, pld conversion")
           : std::isnan(o.best_order) || o.conversion == "gdp"
               ? std::string(" (exact GDP conversion")
               : " (order " + format_number(o.best_order) + ", " + o.conversion + " conversion") +
-         ", analysis " +
-         o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
+         ", analysis " + o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
          std::to_string(o.evaluations) + " evaluations)" +
-         (o.include_disputed ? "; disputed analyses were included ([report] include_disputed)" : "") + monotone_note(o) +
-         (o.amplification_warning.empty() ? "" : "\n" + o.amplification_warning);
+         (o.include_disputed ? "; disputed analyses were included ([report] include_disputed)" : "") +
+         monotone_note(o) + (o.amplification_warning.empty() ? "" : "\n" + o.amplification_warning);
 }
 
 }  // namespace rdpdyn

@@ -68,37 +68,40 @@ std::string comparison_to_json(const Comparison& c) {
   j["delta"] = c.delta ? nlohmann::json(*c.delta) : nlohmann::json();
   j["analyses"] = nlohmann::json::array();
   for (const auto& e : c.entries)
-    j["analyses"].push_back({{"name", e.result.name},
-                             {"status", status_name(e.status)},
-                             {"status_note", e.status_note},
-                             {"applies", e.result.applies},
-                             {"reason", e.result.reason},
-                             {"citation", e.result.citation},
-                             {"R", numbers(e.result.R)},
-                             {"mu", e.result.mu ? nlohmann::json(*e.result.mu) : nlohmann::json()},
-                             {"epsilon", number_or_null(e.epsilon)},
-                             {"best_order", number_or_null(e.best_order)},
-                             {"epsilon_recorded_orders", number_or_null(e.epsilon_recorded_orders)},
-                             {"best_recorded_order", number_or_null(e.best_recorded_order)},
-                             {"epsilon_orders", e.epsilon_orders.empty() ? nlohmann::json() : nlohmann::json(e.epsilon_orders)},
-                             {"conversion", e.conversion.empty() ? nlohmann::json() : nlohmann::json(e.conversion)},
-                             {"delta_at_epsilon", number_or_null(e.delta_at_epsilon)},
-                             {"profile", profile_json(e.curves)},
-                             {"tradeoff", tradeoff_json(e.curves)}});
+    j["analyses"].push_back(
+        {{"name", e.result.name},
+         {"status", status_name(e.status)},
+         {"status_note", e.status_note},
+         {"applies", e.result.applies},
+         {"reason", e.result.reason},
+         {"citation", e.result.citation},
+         {"R", numbers(e.result.R)},
+         {"mu", e.result.mu ? nlohmann::json(*e.result.mu) : nlohmann::json()},
+         {"epsilon", number_or_null(e.epsilon)},
+         {"best_order", number_or_null(e.best_order)},
+         {"epsilon_recorded_orders", number_or_null(e.epsilon_recorded_orders)},
+         {"best_recorded_order", number_or_null(e.best_recorded_order)},
+         {"epsilon_orders", e.epsilon_orders.empty() ? nlohmann::json() : nlohmann::json(e.epsilon_orders)},
+         {"conversion", e.conversion.empty() ? nlohmann::json() : nlohmann::json(e.conversion)},
+         {"delta_at_epsilon", number_or_null(e.delta_at_epsilon)},
+         {"profile", profile_json(e.curves)},
+         {"tradeoff", tradeoff_json(e.curves)}});
   j["epsilon"] = c.epsilon ? nlohmann::json(*c.epsilon) : nlohmann::json();
   j["include_disputed"] = c.include_disputed;
   j["statuses"] = nlohmann::json::object();
   for (AnalysisStatus s : kAllStatuses) j["statuses"][status_name(s)] = status_meaning(s);
-  j["best"] = {{"name", c.best_name},
-               {"status", c.best_name.empty() ? nlohmann::json() : nlohmann::json(status_name(c.best_status))},
-               {"R", numbers(c.best_R)},
-               {"mu", c.best_mu ? nlohmann::json(*c.best_mu) : nlohmann::json()},
-               {"epsilon", number_or_null(c.best_epsilon)},
-               {"best_order", number_or_null(c.best_order)},
-               {"conversion", c.best_conversion.empty() ? nlohmann::json() : nlohmann::json(c.best_conversion)},
-               {"delta_at_epsilon", number_or_null(c.best_delta)},
-               {"delta_at_epsilon_analysis", c.best_delta_name.empty() ? nlohmann::json() : nlohmann::json(c.best_delta_name)}};
-  j["amplification_warning"] = c.amplification_warning.empty() ? nlohmann::json() : nlohmann::json(c.amplification_warning);
+  j["best"] = {
+      {"name", c.best_name},
+      {"status", c.best_name.empty() ? nlohmann::json() : nlohmann::json(status_name(c.best_status))},
+      {"R", numbers(c.best_R)},
+      {"mu", c.best_mu ? nlohmann::json(*c.best_mu) : nlohmann::json()},
+      {"epsilon", number_or_null(c.best_epsilon)},
+      {"best_order", number_or_null(c.best_order)},
+      {"conversion", c.best_conversion.empty() ? nlohmann::json() : nlohmann::json(c.best_conversion)},
+      {"delta_at_epsilon", number_or_null(c.best_delta)},
+      {"delta_at_epsilon_analysis", c.best_delta_name.empty() ? nlohmann::json() : nlohmann::json(c.best_delta_name)}};
+  j["amplification_warning"] =
+      c.amplification_warning.empty() ? nlohmann::json() : nlohmann::json(c.amplification_warning);
   if (!c.exact_R.empty()) j["exact"] = {{"name", "quadratic-exact"}, {"R", numbers(c.exact_R)}};
   j["declared_constants"] = c.constants.declared;
   j["derived_constants"] = c.constants.derived;
@@ -130,16 +133,20 @@ std::string comparison_table(const Comparison& c) {
         std::snprintf(buf, sizeof buf, " %12.5g", r);
         out << buf;
       }
-      if (e.result.mu) std::snprintf(buf, sizeof buf, " %12.5g", *e.result.mu);
-      else std::snprintf(buf, sizeof buf, " %12s", "-");
+      if (e.result.mu)
+        std::snprintf(buf, sizeof buf, " %12.5g", *e.result.mu);
+      else
+        std::snprintf(buf, sizeof buf, " %12s", "-");
       out << buf;
       if (c.delta) {
         std::snprintf(buf, sizeof buf, " %12.5g", e.epsilon);
         out << buf;
       }
       if (c.epsilon) {
-        if (std::isnan(e.delta_at_epsilon)) std::snprintf(buf, sizeof buf, " %12s", "-");
-        else std::snprintf(buf, sizeof buf, " %12.5g", e.delta_at_epsilon);
+        if (std::isnan(e.delta_at_epsilon))
+          std::snprintf(buf, sizeof buf, " %12s", "-");
+        else
+          std::snprintf(buf, sizeof buf, " %12.5g", e.delta_at_epsilon);
         out << buf;
       }
       out << "\n";
@@ -147,7 +154,9 @@ std::string comparison_table(const Comparison& c) {
       out << "  " << e.result.reason << "\n";
     }
   }
-  out << "* tightest valid analysis among the " << (c.include_disputed ? "published, derived and disputed (included by [report] include_disputed)" : "published and derived");
+  out << "* tightest valid analysis among the "
+      << (c.include_disputed ? "published, derived and disputed (included by [report] include_disputed)"
+                             : "published and derived");
   if (c.delta) out << " (smallest epsilon at delta = " << format_number(*c.delta) << ")";
   out << "; pointwise minimum over the valid analyses:";
   for (double r : c.best_R) {
@@ -180,7 +189,8 @@ std::string comparison_table(const Comparison& c) {
   out << "\n";
   if (!c.amplification_warning.empty()) out << c.amplification_warning << "\n";
   if (!c.best_name.empty() && c.best_status == AnalysisStatus::Disputed)
-    out << "WARNING: the tightest bound, " << c.best_name << ", is DISPUTED (a suspected gap in its proof; see below); "
+    out << "WARNING: the tightest bound, " << c.best_name
+        << ", is DISPUTED (a suspected gap in its proof; see below); "
            "without include_disputed it would not be best\n";
   out << "status:";
   for (AnalysisStatus s : kAllStatuses)
@@ -189,7 +199,8 @@ std::string comparison_table(const Comparison& c) {
   out << "mu: Gaussian-DP parameter of the f-DP entries (R = alpha mu^2/2; epsilon by the exact mu-GDP profile, "
          "Dong, Roth & Su 2022 Cor 2.13)\n";
   if (c.epsilon)
-    out << "delta@" << format_number(*c.epsilon) << ": certified delta at [report] epsilon, the smallest of the entry's "
+    out << "delta@" << format_number(*c.epsilon)
+        << ": certified delta at [report] epsilon, the smallest of the entry's "
            "routes (its privacy loss distribution, the exact mu-GDP profile, the RDP conversions over the recorded "
            "orders)\n";
   for (const auto& e : c.entries)
@@ -287,7 +298,9 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       string_attribute(d, "name", c.best_name);
       string_attribute(d, "status", c.best_name.empty() ? "" : status_name(c.best_status));
       number_attribute(d, "include_disputed", c.include_disputed ? 1.0 : 0.0);
-      string_attribute(d, "description", c.include_disputed ? "pointwise minimum over the valid analyses, disputed ones included" : "pointwise minimum over the valid published and derived analyses");
+      string_attribute(d, "description",
+                       c.include_disputed ? "pointwise minimum over the valid analyses, disputed ones included"
+                                          : "pointwise minimum over the valid published and derived analyses");
       number_attribute(d, "epsilon", c.best_epsilon);
       number_attribute(d, "mu", c.best_mu ? *c.best_mu : kNaN);
       number_attribute(d, "best_order", c.best_order);
@@ -320,8 +333,7 @@ std::string analysis_registry_table() {
     out << buf;
     if (!a.status_note.empty()) out << std::string(45, ' ') << a.status_note << "\n";
   }
-  for (auto s : kAllStatuses)
-    out << status_name(s) << ": " << status_meaning(s) << "\n";
+  for (auto s : kAllStatuses) out << status_name(s) << ": " << status_meaning(s) << "\n";
   return out.str();
 }
 

@@ -32,8 +32,7 @@ std::string comparison_table(const Comparison& comparison);
 /// citation, epsilon, best_order, delta_at_epsilon), /curves/<name> (profile_epsilon, profile_delta,
 /// tradeoff_alpha, tradeoff_beta of the entries with curves), /best/R (attributes name, epsilon,
 /// best_order, delta_at_epsilon), root attributes as for `solve` plus delta and epsilon (docs/hdf5.md).
-void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& comparison,
-                           const RunConfig& config);
+void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& comparison, const RunConfig& config);
 
 /// The analysis registry as JSON: [{"name", "citation", "status", "status_note", "any_order"}...].
 std::string analysis_registry_json();

@@ -72,7 +72,8 @@ std::string limit_text(std::int64_t limit) {
 /// limit protects.
 void check_size(const std::string& key, const std::string& value, std::int64_t size, std::int64_t limit,
                 const std::string& why) {
-  if (size > limit) throw SpecError(key, value, "must be <= " + limit_text(limit) + ": " + why + " (docs/config.md, Limits)");
+  if (size > limit)
+    throw SpecError(key, value, "must be <= " + limit_text(limit) + ": " + why + " (docs/config.md, Limits)");
 }
 void check_size(const std::string& key, std::int64_t size, std::int64_t limit, const std::string& why) {
   check_size(key, std::to_string(size), size, limit, why);
@@ -84,9 +85,11 @@ void check_list_size(const Section& s, const std::string& k, std::int64_t limit,
   const auto n = static_cast<std::int64_t>(v.as_array().size());
   check_size(s.key(k), std::to_string(n) + " entries", n, limit, why);
 }
-constexpr const char* kOrdersWhy = "the orders sample one smooth curve R(alpha), and every kept row holds one value per order";
+constexpr const char* kOrdersWhy =
+    "the orders sample one smooth curve R(alpha), and every kept row holds one value per order";
 constexpr const char* kStepsWhy =
-    "the outward rounding margin grows with the steps (4.9e-4 relative at 2^40) and 2^40 steps already take about 18 hours";
+    "the outward rounding margin grows with the steps (4.9e-4 relative at 2^40) and 2^40 steps already take about 18 "
+    "hours";
 
 // ---- sections ----------------------------------------------------------------------------------
 
@@ -140,7 +143,8 @@ std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, Alg
   if (given == 0) return std::nullopt;
   const std::string key = s.has("sigma_at") ? "sigma_at" : "noise_multiplier";
   const bool accounting = key == "noise_multiplier" && a.kind == AlgorithmKind::NoisySgd;
-  if (!eta && !accounting) throw SpecError(s.key("eta"), "missing", "needed to convert " + s.key(key) + " to C21 units");
+  if (!eta && !accounting)
+    throw SpecError(s.key("eta"), "missing", "needed to convert " + s.key(key) + " to C21 units");
   const double value = positive(s, key);
   if (key == "sigma_at") return noise_units::c21_sigma_from_at(value, *eta);
   a.noise_multiplier = value;
@@ -167,7 +171,8 @@ double pdi_coefficient(const Section& s, const std::string& k, bool strictly_pos
   if (!expression_uses(text, "t")) {
     const double x = f({0.0});
     if (!std::isfinite(x) || !(strictly_positive ? x > 0.0 : x >= 0.0))
-      throw SpecError(s.key(k), "\"" + text + "\"", std::string(rule) + " and finite; it evaluates to " + format_number(x));
+      throw SpecError(s.key(k), "\"" + text + "\"",
+                      std::string(rule) + " and finite; it evaluates to " + format_number(x));
     return x;
   }
   varying = {[f](double t) { return f({t}); }, text, s.key(k)};
@@ -199,7 +204,8 @@ void parse_pdi_algorithm(const Section& s, AlgorithmSpec& a) {
       if (!std::isfinite(v) || !(strictly_positive ? v > 0.0 : v >= 0.0))
         throw SpecError(g->key, "\"" + g->description + "\"",
                         std::string(strictly_positive ? "must be finite and > 0" : "must be finite and >= 0") +
-                            " at every t in [0, algorithm.time]; it gives " + format_number(v) + " at t = " + format_number(t));
+                            " at every t in [0, algorithm.time]; it gives " + format_number(v) +
+                            " at t = " + format_number(t));
     }
   }
 }
@@ -214,13 +220,14 @@ std::int64_t pdi_event_step(const Section& e, const AlgorithmSpec& a) {
   const bool on_boundary = a.time > 0.0 ? std::abs(time / a.time * n - k) <= 1e-9 : time == 0.0;
   if (!(time >= 0.0 && time <= a.time) || !on_boundary)
     throw SpecError(e.key("time"), format_number(time),
-                    "must be in [0, algorithm.time = " + format_number(a.time) + "] and a multiple of algorithm.time / "
-                    "algorithm.intervals = " + format_number(a.time / n) + " (events apply between diffusion intervals)");
+                    "must be in [0, algorithm.time = " + format_number(a.time) +
+                        "] and a multiple of algorithm.time / "
+                        "algorithm.intervals = " +
+                        format_number(a.time / n) + " (events apply between diffusion intervals)");
   return static_cast<std::int64_t>(k);
 }
 
 // ---- [algorithm] -------------------------------------------------------------------------------
-
 
 /// Whether [algorithm] or one of its [[algorithm.schedule]] phases gives a value that changes with
 /// the step (an expression in k and K, or a preset table).
@@ -239,10 +246,12 @@ double checked_at(const StepFunction& f, std::int64_t k, std::int64_t K, bool ze
   const double v = f.at(k, K);
   const bool ok = std::isfinite(v) && (zero_allowed ? v >= 0.0 : v > 0.0) && (upper == 0.0 || v <= upper);
   if (!ok)
-    throw SpecError(f.key(), format_number(v) + " at step k = " + std::to_string(k) + " (K = " + std::to_string(K) +
-                                 ", " + f.key() + " = \"" + f.expression() + "\")",
-                    upper != 0.0 ? "must be in (0, " + format_number(upper) + "]"
-                                 : zero_allowed ? "must be a finite number >= 0" : "must be a finite number > 0");
+    throw SpecError(f.key(),
+                    format_number(v) + " at step k = " + std::to_string(k) + " (K = " + std::to_string(K) + ", " +
+                        f.key() + " = \"" + f.expression() + "\")",
+                    upper != 0.0   ? "must be in (0, " + format_number(upper) + "]"
+                    : zero_allowed ? "must be a finite number >= 0"
+                                   : "must be a finite number > 0");
   return v;
 }
 
@@ -261,7 +270,8 @@ void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjace
   const std::optional<StepFunction> eta = scalar("eta"), sensitivity = scalar("sensitivity");
   const std::optional<StepFunction> noise = noise_key.empty() ? std::nullopt : scalar(noise_key.c_str());
   if (!sensitivity)
-    throw SpecError(s.key("sensitivity"), "missing", "values that change with the step need C21 units (eta, sensitivity)");
+    throw SpecError(s.key("sensitivity"), "missing",
+                    "values that change with the step need C21 units (eta, sensitivity)");
 
   struct Segment {
     std::int64_t steps;
@@ -304,10 +314,12 @@ void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjace
     const StepFunction* noise_f = g.noise ? &*g.noise : noise ? &*noise : nullptr;
     const StepFunction& sens_f = g.sensitivity ? *g.sensitivity : *sensitivity;
     const std::string origin = g.origin;
-    if (!eta_f) throw SpecError(g.origin == s.path() ? s.key("eta") : g.origin + ".eta", "missing",
-                                "give it here or as algorithm.eta");
-    if (!noise_f) throw SpecError(g.origin == s.path() ? s.key("sigma") : g.origin + ".sigma", "missing",
-                                  "give it here or as algorithm.sigma");
+    if (!eta_f)
+      throw SpecError(g.origin == s.path() ? s.key("eta") : g.origin + ".eta", "missing",
+                      "give it here or as algorithm.eta");
+    if (!noise_f)
+      throw SpecError(g.origin == s.path() ? s.key("sigma") : g.origin + ".sigma", "missing",
+                      "give it here or as algorithm.sigma");
     const std::string convention = g.noise ? "sigma" : noise_key;
     for (std::int64_t end = k + g.steps; k < end; ++k) {
       Phase phase;
@@ -353,8 +365,10 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   const bool accounting_only_allowed = kind == "noisy-sgd" && s.has("noise_multiplier") && !per_step;
   // Values per step are read (and S_g checked at every step) by expand_per_step_values below.
   if (!per_step) {
-    if (s.has("sensitivity") || !accounting_only_allowed) a.sensitivity = non_negative(s, "sensitivity");
-    else a.declares_sensitivity = false;
+    if (s.has("sensitivity") || !accounting_only_allowed)
+      a.sensitivity = non_negative(s, "sensitivity");
+    else
+      a.declares_sensitivity = false;
   }
   if (kind == "langevin") {
     s.allow_only({"kind", "time", "sigma", "n", "sensitivity", "intervals"});
@@ -373,8 +387,8 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
     s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
                   "batch_size", "sampling", "sampling_rate"});
   else
-    s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
-                  "schedule"});
+    s.allow_only(
+        {"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity", "schedule"});
   a.kind = sgd ? AlgorithmKind::NoisySgd : AlgorithmKind::NoisyGd;
   const std::string loss = one_of(s, "loss", {"generic", "squared", "quadratic", "linear"}, "generic");
   a.loss = loss == "squared"     ? LossKind::Squared
@@ -403,12 +417,14 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
       } else if (s.has("batch_size")) {
         const std::int64_t b = s.integer("batch_size");
         if (b < 1 || static_cast<double>(b) > a.n)
-          throw SpecError(s.key("batch_size"), std::to_string(b),
-                          "must be in [1, n = " + format_number(a.n) + "] (the expected batch size; q = batch_size / n)");
+          throw SpecError(
+              s.key("batch_size"), std::to_string(b),
+              "must be in [1, n = " + format_number(a.n) + "] (the expected batch size; q = batch_size / n)");
         a.sampling_rate = static_cast<double>(b) / a.n;
       } else {
         throw SpecError(s.key("sampling_rate"), "missing",
-                        "sampling = \"poisson\" needs sampling_rate (q), or batch_size (the expected batch size, q = batch_size / n)");
+                        "sampling = \"poisson\" needs sampling_rate (q), or batch_size (the expected batch size, q = "
+                        "batch_size / n)");
       }
       batch = a.sampling_rate * a.n;
       a.batch_size = std::max<std::int64_t>(1, std::llround(batch));
@@ -429,8 +445,10 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   if (per_step) return expand_per_step_values(s, a, adjacency, batch);
   std::optional<double> eta, sigma;
   std::optional<std::int64_t> steps;
-  if (s.has("eta")) eta = positive(s, "eta");
-  else if (accounting_only_allowed) a.declares_eta = false;
+  if (s.has("eta"))
+    eta = positive(s, "eta");
+  else if (accounting_only_allowed)
+    a.declares_eta = false;
   sigma = c21_sigma(s, eta, a, adjacency, batch);
   if (s.has("steps")) {
     steps = non_negative_integer(s, "steps");
@@ -461,7 +479,8 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
     check_size(s.key("schedule"), "phases of " + std::to_string(scheduled) + " steps in all", scheduled,
                limits::kMaxSteps, "the total of the phases' steps; " + std::string(kStepsWhy));
   }
-  if (!steps && a.phases.empty()) throw SpecError(s.key("steps"), "missing", "give steps or [[algorithm.schedule]] phases");
+  if (!steps && a.phases.empty())
+    throw SpecError(s.key("steps"), "missing", "give steps or [[algorithm.schedule]] phases");
   if (steps && *steps < scheduled)
     throw SpecError(s.key("steps"), std::to_string(*steps),
                     "must be >= the " + std::to_string(scheduled) + " steps of algorithm.schedule");
@@ -499,7 +518,8 @@ void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm) {
   const LossKind loss = algorithm.loss;
   const std::string kind =
       one_of(s, "kind", {"constant", "strongly-convex", "recursion", "squared-loss", "function", "exact-quadratic"});
-  if (kind == "strongly-convex" && algorithm.kind == AlgorithmKind::Langevin) return parse_langevin_strongly_convex(s, lsi);
+  if (kind == "strongly-convex" && algorithm.kind == AlgorithmKind::Langevin)
+    return parse_langevin_strongly_convex(s, lsi);
   if (kind == "exact-quadratic") {
     s.allow_only({"kind"});
     lsi.kind = LsiKind::ExactQuadratic;
@@ -511,8 +531,10 @@ void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm) {
     lsi.c = positive(s, "c");
   } else if (kind == "strongly-convex" || kind == "recursion") {
     const bool rec = kind == "recursion";
-    if (rec) s.allow_only({"kind", "lambda", "beta", "c0", "lipschitz"});
-    else s.allow_only({"kind", "lambda", "beta"});
+    if (rec)
+      s.allow_only({"kind", "lambda", "beta", "c0", "lipschitz"});
+    else
+      s.allow_only({"kind", "lambda", "beta"});
     lsi.kind = rec ? LsiKind::Recursion : LsiKind::StronglyConvex;
     // The squared loss |theta - x|^2/2 has lambda = beta = 1.
     const double unit = loss == LossKind::Squared ? 1.0 : NAN;
@@ -543,8 +565,11 @@ void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm) {
     lsi.kind = LsiKind::Function;
     const std::string text = s.string("c");
     auto f = compile_expression(s.key("c"), text, {"s", "t", "alpha"});
-    lsi.function = FunctionLsi([f](double sv, double tv, double av) { return f({sv, tv, av}); }, text,
-                               expression_uses(text, "alpha"));
+    lsi.function = FunctionLsi(
+        [f](double sv, double tv, double av) {
+          return f({sv, tv, av});
+        },
+        text, expression_uses(text, "alpha"));
   }
 }
 
@@ -610,9 +635,11 @@ QuadraticLoss parse_quadratic(const Section& s, double sensitivity) {
     std::vector<double> values;
     for (std::size_t j = 0; j < row.as_array().size(); ++j) {
       const auto& v = row.as_array()[j];
-      if (!v.is_floating() && !v.is_integer()) throw SpecError(key + "[" + std::to_string(j) + "]", describe(v), "must be a number");
+      if (!v.is_floating() && !v.is_integer())
+        throw SpecError(key + "[" + std::to_string(j) + "]", describe(v), "must be a number");
       values.push_back(v.is_floating() ? v.as_floating() : static_cast<double>(v.as_integer()));
-      if (!std::isfinite(values.back())) throw SpecError(key + "[" + std::to_string(j) + "]", describe(v), "must be finite");
+      if (!std::isfinite(values.back()))
+        throw SpecError(key + "[" + std::to_string(j) + "]", describe(v), "must be finite");
     }
     q.hessian.push_back(values);
   }
@@ -620,7 +647,8 @@ QuadraticLoss parse_quadratic(const Section& s, double sensitivity) {
   Eigen::MatrixXd H(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
   for (std::size_t i = 0; i < d; ++i) {
     if (q.hessian[i].size() != d)
-      throw SpecError(s.key("hessian") + "[" + std::to_string(i) + "]", std::to_string(q.hessian[i].size()) + " entries",
+      throw SpecError(s.key("hessian") + "[" + std::to_string(i) + "]",
+                      std::to_string(q.hessian[i].size()) + " entries",
                       "the Hessian must be square (" + std::to_string(d) + " x " + std::to_string(d) + ")");
     for (std::size_t j = 0; j < d; ++j) H(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = q.hessian[i][j];
   }
@@ -630,7 +658,8 @@ QuadraticLoss parse_quadratic(const Section& s, double sensitivity) {
   if (s.has("pair")) {
     const std::vector<double> pair = s.numbers("pair");
     if (pair.size() != d)
-      throw SpecError(s.key("pair"), std::to_string(pair.size()) + " entries", "must have d = " + std::to_string(d) + " entries");
+      throw SpecError(s.key("pair"), std::to_string(pair.size()) + " entries",
+                      "must have d = " + std::to_string(d) + " entries");
     const Eigen::VectorXd delta = Eigen::Map<const Eigen::VectorXd>(pair.data(), static_cast<Eigen::Index>(d));
     // The computed norm may be a few units of roundoff below the exact one, and a pair whose
     // exact gradient gap exceeds S_g would be bounded with S_g: the norm is raised by a bound on
@@ -663,8 +692,7 @@ void parse_grid(const Section& s, FiniteDifferenceGrid& g) {
     g.cfl = positive(s, "cfl");
     if (g.cfl > 1.0) throw SpecError(s.key("cfl"), format_number(g.cfl), "must be <= 1 (stability)");
   }
-  if (s.has("limiter"))
-    g.limiter = limiter_from_name(one_of(s, "limiter", {"upwind", "minmod", "van-leer", "mc"}));
+  if (s.has("limiter")) g.limiter = limiter_from_name(one_of(s, "limiter", {"upwind", "minmod", "van-leer", "mc"}));
   if (s.has("gamma_samples")) {
     g.gamma_samples = s.integer("gamma_samples");
     if (g.gamma_samples < 2) throw SpecError(s.key("gamma_samples"), std::to_string(g.gamma_samples), "must be >= 2");
@@ -673,7 +701,8 @@ void parse_grid(const Section& s, FiniteDifferenceGrid& g) {
   }
   if (s.has("gamma_snapshots_per_step")) {
     const std::int64_t n = s.integer("gamma_snapshots_per_step");
-    if (n < 1 || n > 1000) throw SpecError(s.key("gamma_snapshots_per_step"), std::to_string(n), "must be in [1, 1000]");
+    if (n < 1 || n > 1000)
+      throw SpecError(s.key("gamma_snapshots_per_step"), std::to_string(n), "must be in [1, 1000]");
     g.gamma_snapshots_per_step = static_cast<int>(n);
   }
 }
@@ -749,7 +778,8 @@ void check_event_against_lsi(const Section& e, const StepEvent& event, const Run
                             throw SpecError(e.key("lipschitz"), format_number(map.lipschitz),
                                             std::string("an expanding map (L > 1) widens the iterate law (C21 Lemma 8: "
                                                         "c -> c/L^2), which lsi.kind = \"") +
-                                                kind + "\" does not account for: use lsi.kind = \"recursion\"" + remedy);
+                                                kind + "\" does not account for: use lsi.kind = \"recursion\"" +
+                                                remedy);
                         },
                         [](const GaussianRelease&) {}},  // a release leaves the law's LSI constant alone
              event);
@@ -782,8 +812,7 @@ std::vector<ScheduledEvent> parse_events(const Section& root, const RunSpec& spe
     check_event_against_lsi(e, ev.event, spec);
     out.push_back(ev);
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto& a, const auto& b) { return a.after_step < b.after_step; });
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.after_step < b.after_step; });
   return out;
 }
 
@@ -795,8 +824,7 @@ toml::value override_value(const std::string& key, const std::string& text) {
     std::istringstream in("v = " + text + "\n");
     const toml::value doc = toml::parse(in, "--set " + key);
     if (doc.as_table().size() == 1 && doc.as_table().count("v")) return doc.as_table().at("v");
-  } catch (const toml::exception&) {
-  }
+  } catch (const toml::exception&) {}
   const bool bare = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
   });
@@ -859,10 +887,10 @@ std::size_t invalid_utf8_at(const std::string& text) {
 /// It runs before the parser, so it must not trust the text to be valid TOML: on malformed text
 /// it still only counts brackets and dots, and the parser reports the error.
 std::string toml_limit_violation(const std::string& text) {
-  std::vector<char> open;  // '[' array, '{' inline table, 'h' table header
+  std::vector<char> open;           // '[' array, '{' inline table, 'h' table header
   std::vector<std::size_t> commas;  // per open bracket: commas seen directly inside it
   double parse_work = 0.0;          // sum of entries^2 over the arrays (toml11 parses one in O(n^2))
-  bool in_key = true;      // at a key: start of a line, header, after '{' or ',' in an inline table
+  bool in_key = true;               // at a key: start of a line, header, after '{' or ',' in an inline table
   std::size_t key_parts = 1, line = 1;
   const std::size_t n = text.size();
   auto where = [&] { return " (line " + std::to_string(line) + ")"; };
@@ -904,7 +932,8 @@ std::string toml_limit_violation(const std::string& text) {
       open.push_back(header ? 'h' : c);
       commas.push_back(0);
       if (open.size() > kMaxTomlNesting)
-        return "arrays and inline tables nested more than " + std::to_string(kMaxTomlNesting) + " levels deep" + where();
+        return "arrays and inline tables nested more than " + std::to_string(kMaxTomlNesting) + " levels deep" +
+               where();
       in_key = header || c == '{';
       key_parts = 1;
     } else if (c == ']' || c == '}') {
@@ -980,8 +1009,9 @@ void set_config_key(toml::value& root, const std::string& key, toml::value value
     if (index) {
       if (!node->is_array() || *index >= node->as_array().size())
         throw SpecError(path + "[" + std::to_string(*index) + "]", "missing",
-                        node->is_array() ? "index out of range (" + std::to_string(node->as_array().size()) + " entries)"
-                                         : "is not an array of tables");
+                        node->is_array()
+                            ? "index out of range (" + std::to_string(node->as_array().size()) + " entries)"
+                            : "is not an array of tables");
       path += "[" + std::to_string(*index) + "]";
       node = &node->as_array()[*index];
       if (last) {
@@ -1003,15 +1033,16 @@ void check_toml_limits(const std::string& text, const std::string& source_name) 
                     "is " + std::to_string(text.size()) + " bytes; a configuration may have at most " +
                         std::to_string(limits::kMaxConfigBytes) + " (64 MiB; docs/config.md, \"Limits\")");
   if (const auto bad = invalid_utf8_at(text); bad != std::string::npos)
-    throw SpecError(source_name, "(file)",
-                    "is not UTF-8 at byte " + std::to_string(bad) + " (line " +
-                        std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n')) +
-                        "): TOML documents are UTF-8");
+    throw SpecError(
+        source_name, "(file)",
+        "is not UTF-8 at byte " + std::to_string(bad) + " (line " +
+            std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n')) +
+            "): TOML documents are UTF-8");
   if (const std::string violation = toml_limit_violation(text); !violation.empty())
     throw SpecError(source_name, "(file)",
-                    "has " + violation + "; the limits are " + std::to_string(kMaxTomlNesting) +
-                        " nested levels, " + std::to_string(kMaxKeyParts) + " key parts and " +
-                        std::to_string(limits::kMaxArrayEntries) + " entries an array (docs/config.md, \"Limits\")");
+                    "has " + violation + "; the limits are " + std::to_string(kMaxTomlNesting) + " nested levels, " +
+                        std::to_string(kMaxKeyParts) + " key parts and " + std::to_string(limits::kMaxArrayEntries) +
+                        " entries an array (docs/config.md, \"Limits\")");
 }
 
 toml::value parse_toml_document(const std::string& text, const std::string& source_name) {
@@ -1069,16 +1100,20 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
     // "remove" is the older spelling of "add-remove" (one record more or less, either direction).
     if (d.has("adjacency"))
       spec.adjacency = one_of(d, "adjacency", {"replace", "add-remove", "remove"}) == "replace" ? Adjacency::Replace
-                                                                                              : Adjacency::AddRemove;
+                                                                                                : Adjacency::AddRemove;
   }
   parse_algorithm(root.table("algorithm"), spec.algorithm, spec.adjacency);
   // [lsi] is optional for noisy-sgd: only the PDI and the analyses of the LSI model need it.
-  if (root.has("lsi") || spec.algorithm.kind != AlgorithmKind::NoisySgd) parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm);
-  else spec.declares_lsi = false;
+  if (root.has("lsi") || spec.algorithm.kind != AlgorithmKind::NoisySgd)
+    parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm);
+  else
+    spec.declares_lsi = false;
   if (spec.algorithm.loss == LossKind::Quadratic) {
-    if (!root.has("quadratic")) throw SpecError("quadratic", "missing", "algorithm.loss = \"quadratic\" needs the table [quadratic]");
+    if (!root.has("quadratic"))
+      throw SpecError("quadratic", "missing", "algorithm.loss = \"quadratic\" needs the table [quadratic]");
     if (!spec.algorithm.declares_sensitivity)
-      throw SpecError("algorithm.sensitivity", "missing", "needed with algorithm.loss = \"quadratic\" (the pair is checked against it)");
+      throw SpecError("algorithm.sensitivity", "missing",
+                      "needed with algorithm.loss = \"quadratic\" (the pair is checked against it)");
     spec.quadratic = parse_quadratic(root.table("quadratic"), spec.algorithm.sensitivity);
   } else if (root.has("quadratic")) {
     throw SpecError("quadratic", "a table", "is used only with algorithm.loss = \"quadratic\"");
@@ -1113,7 +1148,8 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
     if (out.has("record_steps")) {
       spec.record.every = 0;  // only the listed steps (and the first and last)
       const auto& list = out.at("record_steps");
-      if (!list.is_array()) throw SpecError(out.key("record_steps"), "not an array", "must be an array of step numbers");
+      if (!list.is_array())
+        throw SpecError(out.key("record_steps"), "not an array", "must be an array of step numbers");
       check_list_size(out, "record_steps", limits::kMaxRecordSteps, "each listed step is a record of every output");
       for (std::size_t i = 0; i < list.as_array().size(); ++i) {
         const auto& v = list.as_array()[i];
@@ -1134,8 +1170,8 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
   }
   if (const auto* t = std::get_if<TableCurve>(&spec.initial); t && spec.orders.back() > t->alpha.back())
     throw SpecError("orders", "max " + format_number(spec.orders.back()),
-                    "must not exceed the largest tabulated order initial.alpha = " +
-                        format_number(t->alpha.back()) + " (no sound extrapolation above the table)");
+                    "must not exceed the largest tabulated order initial.alpha = " + format_number(t->alpha.back()) +
+                        " (no sound extrapolation above the table)");
   const EngineRegistry engines = engine_registry(MPI_COMM_SELF);
   const Engine& engine = *engines.find(cfg.engine);  // a registered name (read above)
   if (!root.has("analysis") || !root.table("analysis").has("gamma")) {
@@ -1159,13 +1195,17 @@ std::string read_config_file(const std::filesystem::path& path) {
     throw SpecError("CONFIG", "\"" + path.string() + "\"", "is a directory, not a configuration file");
   if (!std::filesystem::is_regular_file(status))
     throw SpecError("CONFIG", "\"" + path.string() + "\"", "is not a regular file");
-  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > static_cast<std::uintmax_t>(limits::kMaxConfigBytes))
+  if (const auto size = std::filesystem::file_size(path, ec);
+      !ec && size > static_cast<std::uintmax_t>(limits::kMaxConfigBytes))
     throw SpecError("CONFIG", "\"" + path.string() + "\"",
-                    "is " + std::to_string(size) + " bytes; a configuration must be <= " +
-                        limit_text(limits::kMaxConfigBytes) + " bytes (the largest legitimate one, a 1024 x 1024 "
+                    "is " + std::to_string(size) +
+                        " bytes; a configuration must be <= " + limit_text(limits::kMaxConfigBytes) +
+                        " bytes (the largest legitimate one, a 1024 x 1024 "
                         "quadratic.hessian, is about 20 MB; docs/config.md, Limits)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError("CONFIG", "\"" + path.string() + "\"", "cannot be opened for reading: " + std::string(std::strerror(errno)));
+  if (!in)
+    throw SpecError("CONFIG", "\"" + path.string() + "\"",
+                    "cannot be opened for reading: " + std::string(std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();

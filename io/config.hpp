@@ -8,7 +8,6 @@
 
 namespace rdpdyn {
 
-
 /// Parses and validates a configuration. Throws SpecError (key, value, rule) on any unknown key,
 /// wrong type, out-of-range or non-finite value, and on violated model assumptions.
 /// `overrides` are `--set KEY=VALUE` assignments (KEY a dotted path such as algorithm.sigma or

@@ -16,8 +16,8 @@ namespace rdpdyn {
 /// its parser recurses once per nested array or inline table (a deep text overflows the stack) and
 /// is quadratic in the parts of a dotted key and in the entries of an array. The file size and
 /// the entries of an array are limited in models/size_limits.hpp.
-inline constexpr std::size_t kMaxTomlNesting = 64;         // arrays and inline tables, one in another
-inline constexpr std::size_t kMaxKeyParts = 64;            // a.b.c: 3 parts
+inline constexpr std::size_t kMaxTomlNesting = 64;  // arrays and inline tables, one in another
+inline constexpr std::size_t kMaxKeyParts = 64;     // a.b.c: 3 parts
 
 /// SpecError naming `source_name` when `text` exceeds one of the limits above.
 void check_toml_limits(const std::string& text, const std::string& source_name);

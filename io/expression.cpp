@@ -26,16 +26,16 @@ struct CompiledExpression {
 
 }  // namespace
 
-std::function<double(const std::vector<double>&)> compile_expression(
-    const std::string& key, const std::string& expression, const std::vector<std::string>& variables) {
+std::function<double(const std::vector<double>&)> compile_expression(const std::string& key,
+                                                                     const std::string& expression,
+                                                                     const std::vector<std::string>& variables) {
   std::shared_ptr<CompiledExpression> compiled;
   try {
     compiled = std::make_shared<CompiledExpression>(expression, variables);
   } catch (const mu::Parser::exception_type& e) {
     std::string allowed;
     for (const auto& v : variables) allowed += (allowed.empty() ? "" : ", ") + v;
-    throw SpecError(key, "\"" + expression + "\"",
-                    "not a valid expression in (" + allowed + "): " + e.GetMsg());
+    throw SpecError(key, "\"" + expression + "\"", "not a valid expression in (" + allowed + "): " + e.GetMsg());
   }
   // Copies of the callable share one parser; evaluation is sequential within a solve.
   return [compiled](const std::vector<double>& x) {

@@ -27,8 +27,7 @@ namespace {
 
 // C21 Def. 3.2: N(0, s^2 I) is (1/s^2)-LSI, so c has the units of an inverse variance.
 constexpr const char* kUnitsLsi = "1/(parameter units)^2 (C21 Def. 3.2: N(0, s^2 I) is 1/s^2-LSI)";
-constexpr const char* kDescriptionLsi =
-    "LSI constant c of the iterate law at each record; +inf for a point mass";
+constexpr const char* kDescriptionLsi = "LSI constant c of the iterate law at each record; +inf for a point mass";
 constexpr const char* kDescriptionR = "upper bound on R_alpha(theta_t || theta'_t)";
 // The kind attribute of /extras/<name>: how the reader interprets the dataset.
 constexpr const char* kKindRows = "rows";
@@ -114,7 +113,8 @@ void write_value_attribute(const H5::H5Object& object, const char* name, const s
   const double x = value.empty() ? 0.0 : std::strtod(value.c_str(), &end);
   if (value.empty() || end != value.c_str() + value.size() || format_number(x) != value)
     return write_string_attribute(object, name, value);
-  object.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_DOUBLE, &x);
+  object.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR))
+      .write(H5::PredType::NATIVE_DOUBLE, &x);
 }
 
 /// Reads back what write_value_attribute wrote, as text (numbers in their shortest exact form).
@@ -160,8 +160,8 @@ std::vector<std::string> entries_of(const std::string& lines) {
 // ---- datasets --------------------------------------------------------------------------------
 
 template <typename T>
-H5::DataSet write_dataset(const H5::Group& group, const std::string& name,
-                          const std::vector<T>& data, const std::vector<hsize_t>& dims) {
+H5::DataSet write_dataset(const H5::Group& group, const std::string& name, const std::vector<T>& data,
+                          const std::vector<hsize_t>& dims) {
   const H5::DataSpace space(static_cast<int>(dims.size()), dims.data());
   const H5::DataSet dataset = group.createDataSet(name, H5Types<T>::file(), space);
   if (!data.empty()) dataset.write(data.data(), H5Types<T>::memory());  // H5Dwrite rejects null
@@ -188,8 +188,8 @@ hsize_t length_of(const H5::Group& group, const std::string& name) {
 template <typename T>
 std::vector<T> read_dataset(const H5::DataSet& dataset, const std::vector<hsize_t>& shape) {
   if (dims_of(dataset) != shape) {
-    throw FormatError(dataset.getObjName() + " must have shape " + shape_text(shape) +
-                      ". Found " + shape_text(dims_of(dataset)));
+    throw FormatError(dataset.getObjName() + " must have shape " + shape_text(shape) + ". Found " +
+                      shape_text(dims_of(dataset)));
   }
   std::size_t count = 1;
   for (const hsize_t n : shape) count *= static_cast<std::size_t>(n);
@@ -208,8 +208,7 @@ constexpr hsize_t kChunkMaxRows = 64;
 
 /// An empty dataset of shape (0, row_shape...) that grows without limit in the first dimension.
 template <typename T>
-H5::DataSet create_row_dataset(const H5::Group& group, const std::string& name,
-                               const std::vector<hsize_t>& row_shape) {
+H5::DataSet create_row_dataset(const H5::Group& group, const std::string& name, const std::vector<hsize_t>& row_shape) {
   hsize_t row_bytes = sizeof(T);
   for (const hsize_t n : row_shape) row_bytes *= n;
   std::vector<hsize_t> dims{0}, max_dims{H5S_UNLIMITED};
@@ -262,8 +261,7 @@ std::vector<std::string> names_in_creation_order(const H5::Group& group) {
   std::vector<std::string> names(static_cast<std::size_t>(group.getNumObjs()));
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto name_at = [&](char* buffer, std::size_t size) {
-      return H5Lget_name_by_idx(group.getId(), ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, buffer,
-                                size, H5P_DEFAULT);
+      return H5Lget_name_by_idx(group.getId(), ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, buffer, size, H5P_DEFAULT);
     };
     const ssize_t length = name_at(nullptr, 0);
     if (length < 0) throw H5::GroupIException("H5Lget_name_by_idx", group.getObjName());
@@ -284,26 +282,26 @@ void check_name(const std::filesystem::path& path, const std::string& what, cons
   }
 }
 
-void check_length(const std::filesystem::path& path, const std::string& what, std::size_t found,
-                  std::size_t expected) {
+void check_length(const std::filesystem::path& path, const std::string& what, std::size_t found, std::size_t expected) {
   if (found != expected) {
-    fail(path, what + " needs " + std::to_string(expected) + " values. Found " +
-                   std::to_string(found));
+    fail(path, what + " needs " + std::to_string(expected) + " values. Found " + std::to_string(found));
   }
 }
 
 // Extra root attributes must not shadow the schema's own; '\n' separates the names in the list.
 void check_extra_attribute_name(const std::filesystem::path& path, const std::string& name) {
   bool reserved = name == kExtraAttributesList;
-  for (const char* own : {"schema_version", "program", "command", "units_R", "units_t", "units_orders",
-                          "created_utc"}) {
+  for (const char* own :
+       {"schema_version", "program", "command", "units_R", "units_t", "units_orders", "created_utc"}) {
     reserved = reserved || name == own;
   }
   for (const auto& [own, member] : kMetadataAttributes) reserved = reserved || name == own;
   for (const auto& [own, member] : kConstantLists) reserved = reserved || name == own;
   if (name.empty() || name.find('\n') != std::string::npos || reserved) {
-    fail(path, "extra attribute names must be non-empty, free of newlines and not one of the "
-               "schema's root attributes. Found '" + name + "'");
+    fail(path,
+         "extra attribute names must be non-empty, free of newlines and not one of the "
+         "schema's root attributes. Found '" +
+             name + "'");
   }
 }
 
@@ -419,8 +417,7 @@ struct Hdf5ReportStream::State {
         } catch (...) {  // keep closing the others; the file is removed anyway
         }
       }
-    } catch (...) {
-    }
+    } catch (...) {}
     std::error_code ignored;
     std::filesystem::remove(tmp, ignored);
     release_temporary(tmp);
@@ -435,8 +432,7 @@ struct Hdf5ReportStream::State {
       body();
     } catch (const H5::Exception& e) {
       discard();
-      fail(path, std::string("cannot ") + verb + " (" + e.getFuncName() + ": " +
-                     e.getDetailMsg() + ")");
+      fail(path, std::string("cannot ") + verb + " (" + e.getFuncName() + ": " + e.getDetailMsg() + ")");
     } catch (...) {
       discard();
       throw;
@@ -444,8 +440,7 @@ struct Hdf5ReportStream::State {
   }
 };
 
-Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<double> orders,
-                                   const RunMetadata& metadata,
+Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<double> orders, const RunMetadata& metadata,
                                    std::vector<RowSeriesSpec> row_series,
                                    const std::vector<ClosedFormLabel>& closed_forms)
     : state_(std::make_unique<State>()) {
@@ -518,8 +513,7 @@ Hdf5ReportStream::~Hdf5ReportStream() {
 
 std::size_t Hdf5ReportStream::record_count() const { return state_->records; }
 
-void Hdf5ReportStream::append_record(std::int64_t step, double t, double lsi_constant,
-                                     std::span<const double> R,
+void Hdf5ReportStream::append_record(std::int64_t step, double t, double lsi_constant, std::span<const double> R,
                                      const std::vector<std::span<const double>>& series_rows,
                                      const std::vector<std::span<const double>>& closed_form_rows) {
   State& s = *state_;
@@ -538,8 +532,7 @@ void Hdf5ReportStream::append_record(std::int64_t step, double t, double lsi_con
                      " closed forms. Found " + std::to_string(closed_form_rows.size()));
   }
   for (std::size_t i = 0; i < closed_form_rows.size(); ++i) {
-    check_length(s.path, "a row of closed form '" + s.closed_form_names[i] + "'", closed_form_rows[i].size(),
-                 s.orders);
+    check_length(s.path, "a row of closed form '" + s.closed_form_names[i] + "'", closed_form_rows[i].size(), s.orders);
   }
   s.guard("append a record", [&] {
     if (s.records == s.capacity) {
@@ -606,9 +599,8 @@ void write_report_hdf5(const std::filesystem::path& path, const RunReport& repor
   const std::size_t records = s.record_count();
   const std::size_t orders = s.orders.size();
   if (s.steps.size() != records || s.lsi_constant.size() != records) {
-    fail(path, "steps and lsi_constant need one entry per record (" + std::to_string(records) +
-                   "). Found " + std::to_string(s.steps.size()) + " and " +
-                   std::to_string(s.lsi_constant.size()));
+    fail(path, "steps and lsi_constant need one entry per record (" + std::to_string(records) + "). Found " +
+                   std::to_string(s.steps.size()) + " and " + std::to_string(s.lsi_constant.size()));
   }
   // Whole arrays are checked up front: the rows cut from them below could not see a surplus.
   check_length(path, "R (records x orders)", s.R.size(), records * orders);

@@ -13,7 +13,6 @@
 
 namespace rdpdyn {
 
-
 /// Writes a report record by record, so a long solve holds one row in memory, not all of them.
 /// Written by one process (rank 0) with the default sec2 driver. Every failure throws
 /// std::runtime_error naming the target path; an HDF5 failure also discards the stream (later
@@ -25,9 +24,8 @@ class Hdf5ReportStream {
   /// /orders, the root metadata attributes, and creates the extendible (chunked) datasets
   /// /t, /step, /lsi_constant, /R, /extras/<name> for each row series and /closed_forms/<name>
   /// for each closed form.
-  Hdf5ReportStream(std::filesystem::path path, std::vector<double> orders,
-                   const RunMetadata& metadata, std::vector<RowSeriesSpec> row_series = {},
-                   const std::vector<ClosedFormLabel>& closed_forms = {});
+  Hdf5ReportStream(std::filesystem::path path, std::vector<double> orders, const RunMetadata& metadata,
+                   std::vector<RowSeriesSpec> row_series = {}, const std::vector<ClosedFormLabel>& closed_forms = {});
   /// If finish() was not called: closes and removes the temporary. Never throws.
   ~Hdf5ReportStream();
   Hdf5ReportStream(const Hdf5ReportStream&) = delete;
@@ -56,11 +54,10 @@ class Hdf5ReportStream {
 class Hdf5ReportSink final : public ReportSink {
  public:
   explicit Hdf5ReportSink(std::filesystem::path path) : path_(std::move(path)) {}
-  void begin(const RunMetadata& metadata, std::span<const double> orders,
-             const std::vector<RowSeriesSpec>& row_series,
+  void begin(const RunMetadata& metadata, std::span<const double> orders, const std::vector<RowSeriesSpec>& row_series,
              const std::vector<ClosedFormLabel>& closed_forms) override {
-    stream_ = std::make_unique<Hdf5ReportStream>(path_, std::vector<double>(orders.begin(), orders.end()),
-                                                 metadata, row_series, closed_forms);
+    stream_ = std::make_unique<Hdf5ReportStream>(path_, std::vector<double>(orders.begin(), orders.end()), metadata,
+                                                 row_series, closed_forms);
   }
   void record(const EngineRecord& row, const std::vector<std::span<const double>>& closed_forms) override {
     stream_->append_record(row.step, row.t, row.lsi_constant, row.R, row.extras, closed_forms);

@@ -17,7 +17,8 @@ inline void string_attribute(const H5::H5Object& o, const char* name, const std:
 }
 
 inline void number_attribute(const H5::H5Object& o, const char* name, double value) {
-  o.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_DOUBLE, &value);
+  o.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR))
+      .write(H5::PredType::NATIVE_DOUBLE, &value);
 }
 
 /// "2025-01-31T12:00:00Z": now, ISO 8601 UTC.
@@ -46,7 +47,8 @@ inline void common_root_attributes(const H5::H5File& file, int schema_version, c
 /// A little-endian float64 dataset of shape `dims` holding `values` (row-major).
 inline H5::DataSet number_dataset(const H5::Group& g, const std::string& name, std::span<const double> values,
                                   const std::vector<hsize_t>& dims) {
-  H5::DataSet d = g.createDataSet(name, H5::PredType::IEEE_F64LE, H5::DataSpace(static_cast<int>(dims.size()), dims.data()));
+  H5::DataSet d =
+      g.createDataSet(name, H5::PredType::IEEE_F64LE, H5::DataSpace(static_cast<int>(dims.size()), dims.data()));
   if (!values.empty()) d.write(values.data(), H5::PredType::NATIVE_DOUBLE);
   return d;
 }

@@ -50,10 +50,9 @@ std::string preset_schedule_expression(const Section& p) {
     const std::int64_t warmup = p.integer("warmup");
     if (warmup < 1) throw SpecError(p.key("warmup"), std::to_string(warmup), "must be >= 1 (steps of the warm-up)");
     const std::string W = exact(static_cast<double>(warmup));
-    const std::string after =
-        p.has("end") ? exact(peak) + " + (" + exact(p.number("end")) + " - " + exact(peak) + ") * (k - " + W +
-                           " + 1) / max(K - " + W + ", 1)"
-                     : exact(peak);
+    const std::string after = p.has("end") ? exact(peak) + " + (" + exact(p.number("end")) + " - " + exact(peak) +
+                                                 ") * (k - " + W + " + 1) / max(K - " + W + ", 1)"
+                                           : exact(peak);
     return "k < " + W + " ? " + exact(peak) + " * (k + 1) / " + W + " : " + after;
   }
   throw SpecError(p.key("schedule"), "\"" + kind + "\"",

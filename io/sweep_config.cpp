@@ -14,7 +14,7 @@ namespace rdpdyn {
 
 /// Values held at once (points x orders x analyses): beyond this the arrays would not fit in memory.
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
-constexpr double kMaxSweepValues = 268435456.0;  // 2^28 doubles = 2 GiB per array kind
+constexpr double kMaxSweepValues = 268435456.0;          // 2^28 doubles = 2 GiB per array kind
 
 struct SweepConfiguration::State {
   toml::value base;  ///< the file with the overrides applied and [sweep] removed
@@ -44,7 +44,8 @@ SweepAxis parse_axis(const Section& s, const std::set<std::string>& earlier) {
     const auto& list = s.at("values");
     axis.values = s.numbers("values");
     if (axis.values.empty()) throw SpecError(s.key("values"), "[]", "must list at least one value");
-    axis.integer = std::all_of(list.as_array().begin(), list.as_array().end(), [](const toml::value& v) { return v.is_integer(); });
+    axis.integer = std::all_of(list.as_array().begin(), list.as_array().end(),
+                               [](const toml::value& v) { return v.is_integer(); });
     axis.description = std::to_string(axis.values.size()) + " listed values";
   } else {
     const Section r = s.table("range");
@@ -70,9 +71,10 @@ SweepAxis parse_axis(const Section& s, const std::set<std::string>& earlier) {
       for (double& v : axis.values) v = std::round(v);
       axis.values.erase(std::unique(axis.values.begin(), axis.values.end()), axis.values.end());
     }
-    axis.description = "range " + format_number(start) + " to " + format_number(stop) + ", count " +
-                       std::to_string(count) + ", " + scale + " scale" +
-                       (axis.integer ? ", rounded to integers (" + std::to_string(axis.values.size()) + " distinct)" : "");
+    axis.description =
+        "range " + format_number(start) + " to " + format_number(stop) + ", count " + std::to_string(count) + ", " +
+        scale + " scale" +
+        (axis.integer ? ", rounded to integers (" + std::to_string(axis.values.size()) + " distinct)" : "");
   }
   // Integer values are written as TOML integers: beyond 2^53 the doubles are no longer exact and
   // 2^63 does not fit int64 (an undefined conversion, as n = 1e52 was in config.cpp).
@@ -137,7 +139,7 @@ SweepConfiguration::SweepConfiguration(SweepConfiguration&&) noexcept = default;
 SweepConfiguration& SweepConfiguration::operator=(SweepConfiguration&&) noexcept = default;
 
 SweepConfiguration SweepConfiguration::parse(const std::string& text, const std::string& source_name,
-                                              const std::vector<std::string>& overrides) {
+                                             const std::vector<std::string>& overrides) {
   auto state = std::make_unique<State>();
   state->base = parse_toml_document(text, source_name);
   for (const auto& o : overrides) apply_override(state->base, o);
@@ -146,8 +148,8 @@ SweepConfiguration SweepConfiguration::parse(const std::string& text, const std:
   state->spec = parse_sweep(Section(state->base, "").table("sweep"));
   state->base.as_table().erase("sweep");
   state->orders = orders_from_document(state->base);
-  const double values = static_cast<double>(state->spec.point_count()) *
-                        static_cast<double>(state->orders.size()) * static_cast<double>(state->spec.analyses.size());
+  const double values = static_cast<double>(state->spec.point_count()) * static_cast<double>(state->orders.size()) *
+                        static_cast<double>(state->spec.analyses.size());
   if (values > kMaxSweepValues)
     throw SpecError("sweep.axis", format_number(static_cast<double>(state->spec.point_count())) + " points",
                     "points x orders x analyses = " + format_number(values) + " values exceeds " +
@@ -158,7 +160,8 @@ SweepConfiguration SweepConfiguration::parse(const std::string& text, const std:
   return SweepConfiguration(std::move(state));
 }
 
-SweepConfiguration SweepConfiguration::load(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+SweepConfiguration SweepConfiguration::load(const std::filesystem::path& path,
+                                            const std::vector<std::string>& overrides) {
   return parse(read_config_file(path), path.string(), overrides);
 }
 
@@ -197,7 +200,8 @@ double SweepConfiguration::estimated_cost(std::span<const double> axis_values) c
   double relative_cost = 1.0;
   if (const auto a = root.find("analysis"); a != root.end() && a->second.is_table())
     if (const auto e = a->second.as_table().find("engine"); e != a->second.as_table().end() && e->second.is_string())
-      if (const EngineRegistry engines = engine_registry(MPI_COMM_SELF); const Engine* engine = engines.find(e->second.as_string().str))
+      if (const EngineRegistry engines = engine_registry(MPI_COMM_SELF);
+          const Engine* engine = engines.find(e->second.as_string().str))
         relative_cost = engine->relative_cost();
   const double orders = static_cast<double>(state_->orders.size());
   return (std::max(steps, 0.0) + 1.0) * orders * relative_cost + 50.0 * orders;

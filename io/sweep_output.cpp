@@ -83,7 +83,8 @@ void write_surface(H5::Group& sweep, const SweepResult& r, const SweepSurface& s
   labels_R.push_back("orders");
   H5::DataSet R = number_dataset(g, "R", s.R, shape_R);
   string_attribute(R, "units", kUnitsRdp);
-  string_attribute(R, "description", "upper bound on R_alpha of the last iterate at each point; NaN where `reason` says why not");
+  string_attribute(R, "description",
+                   "upper bound on R_alpha of the last iterate at each point; NaN where `reason` says why not");
   attach_scales(R, scales_R, labels_R);
   if (any_delta(r)) {
     H5::DataSet eps = number_dataset(g, "epsilon", s.epsilon, shape);
@@ -108,7 +109,8 @@ void write_surface(H5::Group& sweep, const SweepResult& r, const SweepSurface& s
   attach_scales(reason, scales, labels);
   if (!s.chosen.empty()) {
     H5::DataSet chosen = string_dataset(g, "chosen", s.chosen, shape);
-    string_attribute(chosen, "description", "the analysis attaining the smallest epsilon (or R at the largest order) at each point");
+    string_attribute(chosen, "description",
+                     "the analysis attaining the smallest epsilon (or R at the largest order) at each point");
     attach_scales(chosen, scales, labels);
   }
 }

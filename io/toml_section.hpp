@@ -93,9 +93,12 @@ class Section {
  private:
   static double as_number(const toml::value& v, const std::string& key) {
     double x = 0.0;
-    if (v.is_floating()) x = v.as_floating();
-    else if (v.is_integer()) x = static_cast<double>(v.as_integer());
-    else throw SpecError(key, describe(v), "must be a number");
+    if (v.is_floating())
+      x = v.as_floating();
+    else if (v.is_integer())
+      x = static_cast<double>(v.as_integer());
+    else
+      throw SpecError(key, describe(v), "must be a number");
     if (!std::isfinite(x)) throw SpecError(key, describe(v), "must be a finite number");
     return x;
   }

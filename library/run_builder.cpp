@@ -42,7 +42,9 @@ std::string string_literal(const std::string& s) {
 RunBuilder& RunBuilder::set(const std::string& key, double value) { return set_toml(key, float_literal(value)); }
 RunBuilder& RunBuilder::set(const std::string& key, std::int64_t value) { return set_toml(key, std::to_string(value)); }
 RunBuilder& RunBuilder::set(const std::string& key, bool value) { return set_toml(key, value ? "true" : "false"); }
-RunBuilder& RunBuilder::set(const std::string& key, const std::string& value) { return set_toml(key, string_literal(value)); }
+RunBuilder& RunBuilder::set(const std::string& key, const std::string& value) {
+  return set_toml(key, string_literal(value));
+}
 
 RunBuilder& RunBuilder::set(const std::string& key, const std::vector<double>& values) {
   std::string list = "[";
@@ -64,8 +66,10 @@ RunBuilder& RunBuilder::set_toml(const std::string& key, const std::string& toml
   Entry entry{key.substr(0, dot), key.substr(dot + 1), toml_value};
   const auto same = std::find_if(entries_.begin(), entries_.end(),
                                  [&](const Entry& e) { return e.table == entry.table && e.key == entry.key; });
-  if (same != entries_.end()) same->value = std::move(entry.value);
-  else entries_.push_back(std::move(entry));
+  if (same != entries_.end())
+    same->value = std::move(entry.value);
+  else
+    entries_.push_back(std::move(entry));
   return *this;
 }
 

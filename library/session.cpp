@@ -41,11 +41,14 @@ EpsilonAtOrder Session::epsilon(const RunConfig& run, std::span<const double> R,
 
 ComparisonEntry Session::analyse(const RunConfig& run, std::string_view name, std::optional<double> delta) const {
   const Analysis* analysis = find_analysis(name);
-  if (!analysis) throw SpecError("analysis", "\"" + std::string(name) + "\"", "is not registered; one of " + rdpdyn::analysis_names());
+  if (!analysis)
+    throw SpecError("analysis", "\"" + std::string(name) + "\"",
+                    "is not registered; one of " + rdpdyn::analysis_names());
   const EngineRegistry engines = engines_of(run);
   const TrainingRun training = training_run_of(run.spec);
   const AnalysisInput input{run, training, engines};
-  return compare_entry(*analysis, input, run.spec.orders, delta ? delta : run.spec.report_delta, run.spec.report_epsilon);
+  return compare_entry(*analysis, input, run.spec.orders, delta ? delta : run.spec.report_delta,
+                       run.spec.report_epsilon);
 }
 
 }  // namespace rdpdyn

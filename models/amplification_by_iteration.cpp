@@ -46,8 +46,8 @@ class SuffixWeights {
 };
 
 struct HullPoint {
-  double H, D;       ///< cumulative weighted noise variance and shift after step `step`
-  std::int64_t step; ///< -1 for the origin
+  double H, D;        ///< cumulative weighted noise variance and shift after step `step`
+  std::int64_t step;  ///< -1 for the origin
 };
 
 /// Whether b lies on or above the segment from a to c (then b is not a vertex of the lower hull).

@@ -55,8 +55,8 @@ const Engine& configured_engine(const RunConfig& config, const EngineRegistry& e
   return *engine;
 }
 
-EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry& engines,
-                                   RecordObserver& observer, const StepProgress& progress) {
+EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry& engines, RecordObserver& observer,
+                                   const StepProgress& progress) {
   const RunSpec& spec = config.spec;
   if (spec.adjacency == Adjacency::AddRemove) {
     std::string also;
@@ -101,7 +101,8 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
 
 std::optional<double> linear_rdp_slope(const RunConfig& config, const Engine& engine, std::span<const double> orders,
                                        std::span<const double> R) {
-  if (!engine.keeps_linear_data_exact() || !is_linear_in_alpha(config.spec.initial) || orders.empty() || orders.size() != R.size())
+  if (!engine.keeps_linear_data_exact() || !is_linear_in_alpha(config.spec.initial) || orders.empty() ||
+      orders.size() != R.size())
     return std::nullopt;
   double slope = std::numeric_limits<double>::infinity();
   for (std::size_t j = 0; j < orders.size(); ++j) {

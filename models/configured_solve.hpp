@@ -21,8 +21,8 @@ const Engine& configured_engine(const RunConfig& config, const EngineRegistry& e
 /// Every R the observer receives, and final_R, is rounded outward: raised by
 /// outward::recursion_margin(steps of the record) (numerics/outward_rounding.hpp).
 /// `progress` (may be empty) follows the steps of the engine's solve.
-EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry& engines,
-                                   RecordObserver& observer, const StepProgress& progress = {});
+EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry& engines, RecordObserver& observer,
+                                   const StepProgress& progress = {});
 
 /// When the configured solve's bound is R(alpha) = alpha w with one w at every order, w, bounded
 /// from above from a row `R` of solve_configured_run at `orders`; else nullopt. That is the case

@@ -78,12 +78,13 @@ void check_lipschitz(const RunSpec& spec, const KnownDynamics& k) {
     const LipschitzBounds known = gradient_map_lipschitz_of(k.spectrum, phase.eta);
     if (L >= known.lower) continue;
     const std::string what =
-        k.squared ? "|1 - eta| at eta = " + format_number(phase.eta) + phase.steps_note() + " (" + phase.origin +
-                        ".eta), the Lipschitz constant of the squared loss's gradient map theta - eta (theta - x) "
-                        "(C21 Thm 3 proof)"
-                  : "max_i |1 - eta h_i| at eta = " + format_number(phase.eta) + phase.steps_note() + " (" + phase.origin +
-                        ".eta), the Lipschitz constant of the gradient map theta - eta H (theta - x) of "
-                        "quadratic.hessian (eigenvalues h_i)";
+        k.squared
+            ? "|1 - eta| at eta = " + format_number(phase.eta) + phase.steps_note() + " (" + phase.origin +
+                  ".eta), the Lipschitz constant of the squared loss's gradient map theta - eta (theta - x) "
+                  "(C21 Thm 3 proof)"
+            : "max_i |1 - eta h_i| at eta = " + format_number(phase.eta) + phase.steps_note() + " (" + phase.origin +
+                  ".eta), the Lipschitz constant of the gradient map theta - eta H (theta - x) of "
+                  "quadratic.hessian (eigenvalues h_i)";
     throw SpecError("lsi.lipschitz", format_number(L),
                     "must be >= " + format_number(known.nominal) + " = " + what +
                         "; a smaller lipschitz claims a contraction the iterates do not have (C21 Lemma 8)");
@@ -91,15 +92,17 @@ void check_lipschitz(const RunSpec& spec, const KnownDynamics& k) {
 }
 
 /// The LSI constant a constant model uses at every step must not exceed the exact one.
-void check_constant_lsi(const std::string& key, const std::string& value, const std::string& model_c,
-                        double c, const std::string& lemma, const RunSpec& spec, const KnownDynamics& k) {
+void check_constant_lsi(const std::string& key, const std::string& value, const std::string& model_c, double c,
+                        const std::string& lemma, const RunSpec& spec, const KnownDynamics& k) {
   const LsiInfimum known = exact_lsi_infimum(k, spec.algorithm.phases);
   if (c <= known.upper) return;
   throw SpecError(key, value,
                   model_c + " must be <= " + format_number(known.nominal) +
                       ", the smallest exact LSI constant of the iterates over the run (1/lambda_max of their "
-                      "covariance, " + (known.step == 0 ? std::string("the initial law") : "after step " + std::to_string(known.step)) +
-                      "; the iterates of " + (k.squared ? std::string("the squared loss") : "the quadratic loss quadratic.hessian") +
+                      "covariance, " +
+                      (known.step == 0 ? std::string("the initial law") : "after step " + std::to_string(known.step)) +
+                      "; the iterates of " +
+                      (k.squared ? std::string("the squared loss") : "the quadratic loss quadratic.hessian") +
                       " are Gaussian" +
                       (k.initial_std ? " from the start N(mu, s^2 I), s = quadratic.initial_std" : "") +
                       "); a larger constant claims more concentration than the iterates have (" + lemma + ")");
@@ -220,11 +223,13 @@ void check_declared_constants(const RunSpec& spec) {
     const double s = *known->initial_std;
     const double exact = 1.0 / (s * s);
     if (!(*lsi.c0 <= rounded_up(exact, 8.0)))
-      throw SpecError("lsi.c0", format_number(*lsi.c0),
-                      "must be <= 1/s^2 = " + format_number(exact) +
-                          ", the LSI constant of the stated initial law N(mu, s^2 I) with s = quadratic.initial_std = " +
-                          format_number(s) + " (C21 Def. 3.2: N(0, s^2 I) is 1/s^2-LSI); a larger c0 claims a more "
-                          "concentrated start than the run has");
+      throw SpecError(
+          "lsi.c0", format_number(*lsi.c0),
+          "must be <= 1/s^2 = " + format_number(exact) +
+              ", the LSI constant of the stated initial law N(mu, s^2 I) with s = quadratic.initial_std = " +
+              format_number(s) +
+              " (C21 Def. 3.2: N(0, s^2 I) is 1/s^2-LSI); a larger c0 claims a more "
+              "concentrated start than the run has");
   }
   // Without events that change the iterate law, the law is the loss's own Gaussian dynamics.
   if (law_changing_events(spec)) return;
@@ -257,7 +262,8 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
 
   if (a.kind == AlgorithmKind::Pdi)  // a coefficient-level run states S_v itself, possibly as S_v(t)
     declared("algorithm.sensitivity",
-             a.coefficients.sensitivity.f ? "\"" + a.coefficients.sensitivity.description + "\"" : format_number(a.sensitivity),
+             a.coefficients.sensitivity.f ? "\"" + a.coefficients.sensitivity.description + "\""
+                                          : format_number(a.sensitivity),
              "S_v(t) bounds the difference of the two runs' vector fields at every t (C21 App. B Def. B.9, eq. (37)); "
              "it depends on the data");
   else
@@ -304,15 +310,17 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
           derived("lsi.lipschitz", format_number(*lsi.lipschitz),
                   "declared; checked >= the gradient map's Lipschitz constant max_i |1 - eta h_i| of " + from);
         else
-          declared("lsi.lipschitz", format_number(*lsi.lipschitz), "Lipschitz constant of the gradient map; " + generic);
+          declared("lsi.lipschitz", format_number(*lsi.lipschitz),
+                   "Lipschitz constant of the gradient map; " + generic);
       } else {
         for (const auto& [key, value] : {std::pair{"lsi.lambda", lsi.lambda}, std::pair{"lsi.beta", lsi.beta}}) {
           const bool is_lambda = std::string(key) == "lsi.lambda";
           if (known && known->squared)
             derived(key, format_number(value), "the squared loss: lambda = beta = 1");
           else if (known)
-            derived(key, format_number(value),
-                    std::string("declared; checked ") + (is_lambda ? "<= h_min" : ">= h_max") + " of quadratic.hessian");
+            derived(
+                key, format_number(value),
+                std::string("declared; checked ") + (is_lambda ? "<= h_min" : ">= h_max") + " of quadratic.hessian");
           else
             declared(key, format_number(value),
                      std::string(is_lambda ? "strong convexity" : "smoothness") + " of the loss; " + generic);
@@ -321,13 +329,15 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
           derived("gradient-map Lipschitz constant", "max(|1 - eta lambda|, |1 - eta beta|)",
                   "from lsi.lambda and lsi.beta, for every eta; C21 Lemma 8");
         else
-          derived("LSI constant", "lambda/(2 sigma^2)", "from lsi.lambda; C21 Lemma 5" +
-                                                            std::string(law_known ? "; checked against the exact schedule" : ""));
+          derived(
+              "LSI constant", "lambda/(2 sigma^2)",
+              "from lsi.lambda; C21 Lemma 5" + std::string(law_known ? "; checked against the exact schedule" : ""));
       }
       if (lsi.kind == LsiKind::Recursion) {
         const auto start = stated_initial_variance(spec);
         if (lsi.c0 && start)
-          derived("lsi.c0", format_number(*lsi.c0), "declared; checked <= 1/s^2 of the start N(mu, s^2 I), s = quadratic.initial_std");
+          derived("lsi.c0", format_number(*lsi.c0),
+                  "declared; checked <= 1/s^2 of the start N(mu, s^2 I), s = quadratic.initial_std");
         else if (lsi.c0 && known)
           derived("lsi.c0", format_number(*lsi.c0),
                   "declared; the run starts at a point (c = +inf), so any c0 is safe");
@@ -352,12 +362,12 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
       break;
     case LsiKind::ExactQuadratic:
       derived("LSI schedule", "1/lambda_max(covariance of the iterates)",
-              "exact, from quadratic.hessian" + std::string(known && known->initial_std ? " and quadratic.initial_std" : ""));
+              "exact, from quadratic.hessian" +
+                  std::string(known && known->initial_std ? " and quadratic.initial_std" : ""));
       break;
   }
   if (spec.diameter) declared("domain.diameter", format_number(*spec.diameter), "diameter of the constraint set");
-  if (spec.gradients_norm_bounded)
-    declared("domain.lipschitz_loss", "true", "per-record gradient norms <= S_g/2");
+  if (spec.gradients_norm_bounded) declared("domain.lipschitz_loss", "true", "per-record gradient norms <= S_g/2");
   if (!std::holds_alternative<ZeroCurve>(spec.initial))
     declared("initial", "\"" + initial_curve_kind(spec.initial) + "\"", "R_0 bounds the initial divergence");
   for (const auto& e : spec.events) {
@@ -369,7 +379,8 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
                             declared(at + ".c", format_number(r.c), "LSI constant of the law at the restart");
                           },
                           [&](const GaussianRelease& g) {
-                            declared(at + ".sensitivity", format_number(g.sensitivity), "sensitivity of the released Gaussian");
+                            declared(at + ".sensitivity", format_number(g.sensitivity),
+                                     "sensitivity of the released Gaussian");
                           }},
                e.event);
   }

@@ -46,8 +46,8 @@ SpectrumEnclosure enclose_symmetric_spectrum(const Eigen::MatrixXd& S);
 struct KnownDynamics {
   std::string source;  ///< "quadratic.hessian" or "the squared loss"
   bool squared = false;
-  SpectrumEnclosure spectrum;               ///< {1} exactly for the squared loss
-  std::optional<double> initial_std;        ///< s of a stated start N(mu, s^2 I) (quadratic.initial_std)
+  SpectrumEnclosure spectrum;         ///< {1} exactly for the squared loss
+  std::optional<double> initial_std;  ///< s of a stated start N(mu, s^2 I) (quadratic.initial_std)
 };
 
 /// The dynamics a run with loss "squared" or "quadratic" defines; nullopt for a generic loss and

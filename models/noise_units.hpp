@@ -8,9 +8,7 @@
 namespace rdpdyn::noise_units {
 
 /// Per-step noise standard deviation of C21 Algorithm 1: sqrt(2 eta) sigma.
-inline double c21_step_noise_std(double sigma_c21, double eta) {
-  return std::sqrt(2.0 * eta) * sigma_c21;
-}
+inline double c21_step_noise_std(double sigma_c21, double eta) { return std::sqrt(2.0 * eta) * sigma_c21; }
 
 /// Per-step noise standard deviation of Altschuler & Talwar 2022 (noise eta Z, Z ~ N(0, sigma^2 I);
 /// their footnote 3, arXiv:2205.13710): eta sigma.
@@ -19,9 +17,7 @@ inline double at_step_noise_std(double sigma_at, double eta) { return eta * sigm
 /// C21 sigma -> A&T sigma: equal per-step noise, eta sigma_AT = sqrt(2 eta) sigma, so
 /// sigma_AT = sigma sqrt(2 / eta) (docs/math.md section 1.4; A&T's
 /// footnote 3 says C21's variance is eta sigma^2, it is 2 eta sigma^2).
-inline double at_sigma_from_c21(double sigma_c21, double eta) {
-  return sigma_c21 * std::sqrt(2.0 / eta);
-}
+inline double at_sigma_from_c21(double sigma_c21, double eta) { return sigma_c21 * std::sqrt(2.0 / eta); }
 
 /// C21 Langevin diffusion dTheta = -grad L ds + sqrt(2 sigma^2) dW_s -> the diffusion of Ganesh,
 /// Thakurta & Upadhyay 2022 (arXiv:2204.01585, eq. (1)), dtheta = -beta grad L dt + sqrt(2) dW_t, at a
@@ -37,22 +33,17 @@ inline double gtu_delta_from_c21(double sensitivity_g, double n) { return sensit
 inline double gtu_m_from_c21_lambda(double lambda) { return lambda; }
 
 /// A&T sigma -> C21 sigma, the inverse of at_sigma_from_c21.
-inline double c21_sigma_from_at(double sigma_at, double eta) {
-  return sigma_at * std::sqrt(eta / 2.0);
-}
+inline double c21_sigma_from_at(double sigma_at, double eta) { return sigma_at * std::sqrt(eta / 2.0); }
 
 /// l2-sensitivity of one noisy-GD update theta -> theta - (eta/b) sum_{i in B} grad l(theta; x_i)
 /// when the differing record is in the batch: eta S_g / b (b = n for full batch; Ye & Shokri 2022
 /// Lemma 3.2 case i0 in B; A&T's shift 2 eta L / b with 2L <-> S_g, docs/math.md section 1.2).
-inline double step_sensitivity(double sensitivity_g, double eta, double batch) {
-  return eta * sensitivity_g / batch;
-}
+inline double step_sensitivity(double sensitivity_g, double eta, double batch) { return eta * sensitivity_g / batch; }
 
 /// Effective noise multiplier of one step: noise std / update sensitivity,
 /// z = sqrt(2 eta) sigma / (eta S_g / b) = b sigma sqrt(2/eta) / S_g = b sigma_AT / S_g.
 /// This is the sigma argument of A&T's S_alpha(b/n, b sigma / (2L)) (A&T (3.5), (B.2)).
-inline double effective_noise_multiplier(double sigma_c21, double eta, double sensitivity_g,
-                                         double batch) {
+inline double effective_noise_multiplier(double sigma_c21, double eta, double sensitivity_g, double batch) {
   return c21_step_noise_std(sigma_c21, eta) / step_sensitivity(sensitivity_g, eta, batch);
 }
 
@@ -69,14 +60,12 @@ inline double one_step_gdp_mu(double sigma_c21, double eta, double sensitivity_g
 /// -> C21 sigma: sigma = sqrt(eta/2) m S_g / (2 b) (docs/math.md section 1.4; Ye & Shokri 2022 App. F.1
 /// [FIX] sqrt(n/2) -> sqrt(eta/2)). Under replace adjacency m = 2 z (z the effective multiplier):
 /// the sensitivity of a clipped sum is 2C.
-inline double c21_sigma_from_dpsgd_multiplier(double multiplier, double eta, double sensitivity_g,
-                                              double batch) {
+inline double c21_sigma_from_dpsgd_multiplier(double multiplier, double eta, double sensitivity_g, double batch) {
   return std::sqrt(eta / 2.0) * multiplier * sensitivity_g / (2.0 * batch);
 }
 
 /// C21 sigma -> DP-SGD noise multiplier, the inverse of c21_sigma_from_dpsgd_multiplier.
-inline double dpsgd_multiplier_from_c21_sigma(double sigma_c21, double eta, double sensitivity_g,
-                                              double batch) {
+inline double dpsgd_multiplier_from_c21_sigma(double sigma_c21, double eta, double sensitivity_g, double batch) {
   return sigma_c21 * 2.0 * batch / (std::sqrt(eta / 2.0) * sensitivity_g);
 }
 

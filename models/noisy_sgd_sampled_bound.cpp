@@ -71,10 +71,10 @@ struct Run {
   std::vector<LinearStep> phase_steps;
   std::vector<std::int64_t> phase_ends;  ///< one past the last step of each phase
   std::int64_t total = 0;
-  std::int64_t per_epoch = 1;     ///< n / b placements
+  std::int64_t per_epoch = 1;  ///< n / b placements
   double initial_inverse_lsi = 0.0;
-  double initial_slope = 0.0;     ///< u_0 = R_0 / alpha
-  bool restarts = false;          ///< composition restarts allowed (Gaussian-convolution LSI throughout)
+  double initial_slope = 0.0;  ///< u_0 = R_0 / alpha
+  bool restarts = false;       ///< composition restarts allowed (Gaussian-convolution LSI throughout)
   /// Per phase, the step holding the record as a contractive noisy step (shared map's constant, the
   /// record's shift eta S_g / b, noise variance 2 eta sigma^2); empty when a constant is unknown or > 1.
   std::vector<ContractiveStep> phase_shifted;
@@ -135,20 +135,22 @@ std::optional<double> shared_map_contraction(const RunSpec& spec, const ProgramS
   switch (spec.lsi.kind) {
     case LsiKind::StronglyConvex:
       return std::max(std::abs(1.0 - eta * spec.lsi.lambda), std::abs(1.0 - eta * spec.lsi.beta));
-    case LsiKind::SquaredLoss: return std::abs(1.0 - eta);  // lambda = beta = 1
-    default: return std::nullopt;
+    case LsiKind::SquaredLoss:
+      return std::abs(1.0 - eta);  // lambda = beta = 1
+    default:
+      return std::nullopt;
   }
 }
 
 /// The epoch map of one placement for the shuffle recursion, precomputed for an epoch: the factors
 /// of the steps before and after the record's step, its start LSI, and the restarted value.
 struct EpochPlacement {
-  bool holds = false;        ///< the record's step lies in the epoch
-  double before = 1.0;       ///< product of the contraction factors before it
-  double after = 1.0;        ///< ... after it
+  bool holds = false;   ///< the record's step lies in the epoch
+  double before = 1.0;  ///< product of the contraction factors before it
+  double after = 1.0;   ///< ... after it
   double start_inverse_lsi = 0.0;
-  std::int64_t step = 0;     ///< the record's step
-  double restarted = kInf;   ///< v: the epoch's rest from a point mass (restarts only)
+  std::int64_t step = 0;    ///< the record's step
+  double restarted = kInf;  ///< v: the epoch's rest from a point mass (restarts only)
   double map(const Run& run, double u) const {
     if (!holds) return before * u;
     double A = start_inverse_lsi;
@@ -221,7 +223,8 @@ std::string check_setting(const RunSpec& spec) {
     case BatchSampling::Partition:
     case BatchSampling::ShuffleOnce:
     case BatchSampling::Shuffle:
-    case BatchSampling::PerStep: break;
+    case BatchSampling::PerStep:
+      break;
     default:
       return std::string("sampling = \"") + batch_sampling_name(a.sampling) +
              "\": the batch size varies, so the gradient map's Lipschitz constant (hence the LSI sequence) "
@@ -246,8 +249,9 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
   // for the recursions, which run once per order (the epoch maps of `shuffle` are kept: one per step).
   const auto sampling = spec.algorithm.sampling;
   const bool per_placement = sampling == BatchSampling::Partition || sampling == BatchSampling::ShuffleOnce;
-  const double work = per_placement ? static_cast<double>(run.per_epoch) * static_cast<double>(total)
-                                    : static_cast<double>(total) * kSampledBoundMaxWork / kSampledBoundMaxRecursionSteps;
+  const double work = per_placement
+                          ? static_cast<double>(run.per_epoch) * static_cast<double>(total)
+                          : static_cast<double>(total) * kSampledBoundMaxWork / kSampledBoundMaxRecursionSteps;
   if (work > kSampledBoundMaxWork)
     return "the run is too long for this bound (" +
            (per_placement ? std::to_string(run.per_epoch) + " placements x " : std::string()) + std::to_string(total) +
@@ -283,8 +287,7 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
   run.initial_slope = linear_initial_slope(spec.initial);
 
   auto shared = std::make_shared<const Run>(std::move(run));
-  const std::string restarts =
-      shared->restarts ? ", composition restarts at the record's steps (YS22 eq. (100))" : "";
+  const std::string restarts = shared->restarts ? ", composition restarts at the record's steps (YS22 eq. (100))" : "";
   SampledBound out;
   std::string restarts_and_shifts = restarts;
   if (sampling == BatchSampling::Partition || sampling == BatchSampling::ShuffleOnce) {
@@ -321,7 +324,8 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
       const double worst = *std::max_element(u.begin(), u.end());
       out.slope = worst;
       out.at_order = [worst](double alpha) { return outward::round_up(alpha * worst, outward::recursion_margin(0)); };
-      out.method = "worst of the " + std::to_string(u.size()) + " placements, each linear in alpha" + restarts_and_shifts;
+      out.method =
+          "worst of the " + std::to_string(u.size()) + " placements, each linear in alpha" + restarts_and_shifts;
     } else {
       out.at_order = [u](double alpha) {
         // YS22 Lemma 4.1, eq. (133), with weights 1/(n/b): a record in no batch (n not a multiple of b)

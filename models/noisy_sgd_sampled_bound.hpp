@@ -40,7 +40,7 @@ struct SampledBound {
   std::vector<double> R;  ///< per order, rounded outward
   /// Set when R = alpha * slope at every order (partition: the worst placement of linear bounds).
   std::optional<double> slope;
-  std::string method;     ///< one line: the combination and what was used
+  std::string method;  ///< one line: the combination and what was used
   /// R at any order > 1 from the state computed once (placement slopes, or the run's steps for the
   /// recursions), rounded outward; what R holds at the requested orders.
   std::function<double(double alpha)> at_order;
@@ -51,7 +51,7 @@ struct SampledBound {
   /// profiles (joint convexity). Set for those two samplings when every placement has a shifted bound
   /// and the start is common (R_0 = 0). Returns a certified epsilon at delta.
   std::function<double(double delta)> fdp_epsilon;
-  std::string fdp_route;  ///< "gdp" (partition) or "gdp-mixture" (shuffle-once)
+  std::string fdp_route;           ///< "gdp" (partition) or "gdp-mixture" (shuffle-once)
   std::optional<double> worst_mu;  ///< the largest per-placement mu
 };
 

@@ -40,8 +40,10 @@ Solution shuffle_worst_case(const RunSpec& spec, const Engine& engine, const Eng
   if (!is_linear_in_alpha(spec.initial))
     throw std::invalid_argument("sampling = \"shuffle\" needs initial data linear in alpha");
   if (!engine.keeps_linear_data_exact())
-    throw std::invalid_argument("sampling = \"shuffle\" carries w = R/alpha from epoch to epoch: it needs an engine "
-                                "that keeps linear data exact (characteristics), not \"" + engine.name() + "\"");
+    throw std::invalid_argument(
+        "sampling = \"shuffle\" carries w = R/alpha from epoch to epoch: it needs an engine "
+        "that keeps linear data exact (characteristics), not \"" +
+        engine.name() + "\"");
   const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
   std::vector<PrivacyProgram> programs;
   for (std::int64_t j = 0; j < per_epoch; ++j) programs.push_back(build_noisy_sgd_program(spec, j));
@@ -98,8 +100,10 @@ Solution solve_noisy_sgd_worst_case(const RunSpec& spec, const Engine& engine, c
     // is the composition of the K releases. Amplification by sampling is not captured.
     case BatchSampling::Poisson:
       return solve_with(engine, build_noisy_sgd_program(spec, std::nullopt), spec.initial, spec.orders, settings);
-    case BatchSampling::Shuffle: return shuffle_worst_case(spec, engine, settings);
-    default: break;
+    case BatchSampling::Shuffle:
+      return shuffle_worst_case(spec, engine, settings);
+    default:
+      break;
   }
   const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
   std::vector<Solution> all;

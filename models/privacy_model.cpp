@@ -65,7 +65,6 @@ void attach_events(const RunSpec& spec, PrivacyProgram& program) {
   }
 }
 
-
 bool uniform_sigma(const AlgorithmSpec& a) {
   for (const auto& p : a.phases)
     if (p.sigma != a.phases.front().sigma) return false;
@@ -86,8 +85,9 @@ void check_model_assumptions(const RunSpec& spec) {
   }
   if (a.kind == AlgorithmKind::Langevin) {
     if (lsi.kind != LsiKind::Constant && lsi.kind != LsiKind::Function && lsi.kind != LsiKind::StronglyConvex)
-      throw SpecError("lsi.kind", "\"" + lsi_kind_name(lsi.kind) + "\"",
-                      "Langevin diffusion accepts only \"constant\", \"function\" or \"strongly-convex\" LSI schedules");
+      throw SpecError(
+          "lsi.kind", "\"" + lsi_kind_name(lsi.kind) + "\"",
+          "Langevin diffusion accepts only \"constant\", \"function\" or \"strongly-convex\" LSI schedules");
     if (lsi.kind == LsiKind::StronglyConvex) {
       if (!(lsi.lambda > 0.0) || !std::isfinite(lsi.lambda))
         throw SpecError("lsi.lambda", format_number(lsi.lambda), "must be a finite number > 0");
@@ -105,8 +105,7 @@ void check_model_assumptions(const RunSpec& spec) {
     // l = |theta - x|^2 / 2 is 1-strongly convex and 1-smooth; C21 Thm 3 needs eta < 1.
     for (std::size_t i = 0; i < a.phases.size(); ++i)
       if (!(a.phases[i].eta < 1.0))
-        throw SpecError(a.phases[i].origin + ".eta",
-                        format_number(a.phases[i].eta) + a.phases[i].steps_note(),
+        throw SpecError(a.phases[i].origin + ".eta", format_number(a.phases[i].eta) + a.phases[i].steps_note(),
                         "must be < 1 for the squared loss (C21 Thm 3, Cor 2)");
   }
   switch (lsi.kind) {
@@ -156,8 +155,8 @@ void require_pdi_constants(const RunSpec& spec) {
   }
   throw SpecError(missing.front(), "missing",
                   "the PDI needs the step size, the gradient sensitivity and an LSI model of the iterates; "
-                  "this run, configured for accounting alone, does not declare " + list +
-                      " (`rdpdyn compare` evaluates its accountants)");
+                  "this run, configured for accounting alone, does not declare " +
+                      list + " (`rdpdyn compare` evaluates its accountants)");
 }
 
 PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
@@ -167,16 +166,21 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
   const auto& lsi = spec.lsi;
   PrivacyProgram program;
   switch (lsi.kind) {
-    case LsiKind::Constant: program.initial_inverse_lsi = 1.0 / lsi.c; break;
+    case LsiKind::Constant:
+      program.initial_inverse_lsi = 1.0 / lsi.c;
+      break;
     case LsiKind::StronglyConvex:
       // Theta_0 ~ Pi(N(0, 2 sigma^2 / lambda)) (C21 Lemma 5).
       program.initial_inverse_lsi = 2.0 * a.phases.front().sigma * a.phases.front().sigma / lsi.lambda;
       break;
     case LsiKind::Recursion:
       // Without c0: the stated start N(mu, s^2 I) (1/s^2-LSI, C21 Def. 3.2), else a point mass.
-      program.initial_inverse_lsi = lsi.c0 ? 1.0 / *lsi.c0 : stated_initial_variance(spec).value_or(kPointMassInverseLsi);
+      program.initial_inverse_lsi =
+          lsi.c0 ? 1.0 / *lsi.c0 : stated_initial_variance(spec).value_or(kPointMassInverseLsi);
       break;
-    case LsiKind::SquaredLoss: program.initial_inverse_lsi = kPointMassInverseLsi; break;  // theta_0 = 0
+    case LsiKind::SquaredLoss:
+      program.initial_inverse_lsi = kPointMassInverseLsi;
+      break;  // theta_0 = 0
     case LsiKind::Function:
     case LsiKind::ExactQuadratic:  // a point start, or the stated N(mu, s^2 I)
       program.initial_inverse_lsi = stated_initial_variance(spec).value_or(kPointMassInverseLsi);
@@ -190,13 +194,15 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
     const double Sv = phase.sensitivity.value_or(a.sensitivity) / a.n;  // C21 Lemma 4: S_g / n
     ProgramStep step{{}, {phase.eta, phase.sigma, Sv, ConstantLsi{1.0}, nullptr}, {}, gamma};
     switch (lsi.kind) {
-      case LsiKind::Constant: step.diffusion.lsi = ConstantLsi{lsi.c}; break;
+      case LsiKind::Constant:
+        step.diffusion.lsi = ConstantLsi{lsi.c};
+        break;
       case LsiKind::StronglyConvex:
         step.diffusion.lsi = ConstantLsi{lsi.lambda / (2.0 * phase.sigma * phase.sigma)};  // C21 Lemma 5
         break;
       case LsiKind::Recursion: {
         const double L = lsi.lipschitz ? *lsi.lipschitz : gradient_map_lipschitz(phase.eta, lsi.lambda, lsi.beta);
-        step.before.push_back(LipschitzMap{L});  // C21 Lemma 8: shared gradient map
+        step.before.push_back(LipschitzMap{L});         // C21 Lemma 8: shared gradient map
         step.diffusion.lsi = GaussianConvolutionLsi{};  // C21 Lemma 9
         break;
       }
@@ -204,8 +210,11 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
         // C21 Cor 2 proof: variance <= 2 sigma^2 / (2 - eta) at all times.
         step.diffusion.lsi = ConstantLsi{(2.0 - phase.eta) / (2.0 * phase.sigma * phase.sigma)};
         break;
-      case LsiKind::Function: step.diffusion.lsi = lsi.function; break;
-      case LsiKind::ExactQuadratic: break;  // built by quadratic::exact_lsi_program
+      case LsiKind::Function:
+        step.diffusion.lsi = lsi.function;
+        break;
+      case LsiKind::ExactQuadratic:
+        break;  // built by quadratic::exact_lsi_program
     }
     program.append(std::move(step), phase.steps);
   }
@@ -227,7 +236,7 @@ PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::i
   // expected batch size q n (DP-SGD divides the clipped sum by it, a constant of the algorithm), so
   // the record moves a step by at most eta S_g / b in either case.
   const double b = spec.algorithm.sampling == BatchSampling::Poisson ? spec.algorithm.sampling_rate * spec.algorithm.n
-                                                                      : static_cast<double>(spec.algorithm.batch_size);
+                                                                     : static_cast<double>(spec.algorithm.batch_size);
   const std::int64_t per_epoch =
       release_position ? static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size : 1;
   const std::int64_t position = release_position.value_or(0);
@@ -238,7 +247,7 @@ PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::i
     const double eta = free.diffusion.duration, sigma = free.diffusion.sigma;
     holding.before.push_back(GaussianRelease{eta * spec.algorithm.sensitivity / b, std::sqrt(2.0 * eta) * sigma});
     holding.gamma = GammaChoice::fixed(1.0);  // the step's noise is spent on the release
-    if (per_epoch == 1) {  // every step holds the record
+    if (per_epoch == 1) {                     // every step holds the record
       program.append(std::move(holding), gd.phases()[i].count);
       continue;
     }
@@ -295,11 +304,12 @@ PrivacyProgram build_pdi_program(const RunSpec& spec) {
   // gives c itself at every time, so the program carries no law of its own (point mass: unused).
   program.initial_inverse_lsi = spec.lsi.kind == LsiKind::Constant ? 1.0 / spec.lsi.c : kPointMassInverseLsi;
   const double dt = a.time / static_cast<double>(a.intervals);
-  LsiSchedule schedule = spec.lsi.kind == LsiKind::Constant ? LsiSchedule{ConstantLsi{spec.lsi.c}}
-                                                            : LsiSchedule{spec.lsi.function};
+  LsiSchedule schedule =
+      spec.lsi.kind == LsiKind::Constant ? LsiSchedule{ConstantLsi{spec.lsi.c}} : LsiSchedule{spec.lsi.function};
   // One phase of identical intervals: the interval's own start time t selects sigma(t), S_v(t).
   auto varying = a.coefficients.varies() ? std::make_shared<const TimeCoefficients>(a.coefficients) : nullptr;
-  program.append({{}, {dt, a.sigma, a.sensitivity, std::move(schedule), std::move(varying)}, {}, spec.gamma}, a.intervals);
+  program.append({{}, {dt, a.sigma, a.sensitivity, std::move(schedule), std::move(varying)}, {}, spec.gamma},
+                 a.intervals);
   attach_events(spec, program);
   return program;
 }
@@ -343,7 +353,8 @@ quadratic::QuadraticProblem quadratic_problem_of(const RunSpec& spec) {
 
 bool quadratic_exact_applies(const RunSpec& spec) {
   const auto& a = spec.algorithm;
-  if (!spec.quadratic || a.kind != AlgorithmKind::NoisyGd || a.phases.size() != 1 || a.phases[0].sensitivity) return false;
+  if (!spec.quadratic || a.kind != AlgorithmKind::NoisyGd || a.phases.size() != 1 || a.phases[0].sensitivity)
+    return false;
   if (!std::holds_alternative<ZeroCurve>(spec.initial) || !spec.events.empty()) return false;
   if (spec.lsi.kind == LsiKind::StronglyConvex) return false;
   return !spec.lsi.c0 || stated_initial_variance(spec).has_value();
@@ -358,8 +369,10 @@ PrivacyProgram build_program(const RunSpec& spec) {
     return program;
   }
   switch (spec.algorithm.kind) {
-    case AlgorithmKind::Langevin: return build_langevin_program(spec);
-    case AlgorithmKind::Pdi: return build_pdi_program(spec);
+    case AlgorithmKind::Langevin:
+      return build_langevin_program(spec);
+    case AlgorithmKind::Pdi:
+      return build_pdi_program(spec);
     case AlgorithmKind::NoisySgd: {
       // Fresh batches (per-step, Poisson): the record may be in every batch. Otherwise one program:
       // the record in the last batch of every epoch (models/noisy_sgd_worst_case takes the worst
@@ -369,19 +382,26 @@ PrivacyProgram build_program(const RunSpec& spec) {
       const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
       return build_noisy_sgd_program(spec, per_epoch - 1);
     }
-    case AlgorithmKind::NoisyGd: break;
+    case AlgorithmKind::NoisyGd:
+      break;
   }
   return build_noisy_gd_program(spec);
 }
 
 std::string lsi_kind_name(LsiKind kind) {
   switch (kind) {
-    case LsiKind::Constant: return "constant";
-    case LsiKind::StronglyConvex: return "strongly-convex";
-    case LsiKind::Recursion: return "recursion";
-    case LsiKind::SquaredLoss: return "squared-loss";
-    case LsiKind::Function: return "function";
-    case LsiKind::ExactQuadratic: return "exact-quadratic";
+    case LsiKind::Constant:
+      return "constant";
+    case LsiKind::StronglyConvex:
+      return "strongly-convex";
+    case LsiKind::Recursion:
+      return "recursion";
+    case LsiKind::SquaredLoss:
+      return "squared-loss";
+    case LsiKind::Function:
+      return "function";
+    case LsiKind::ExactQuadratic:
+      return "exact-quadratic";
   }
   return "unknown";
 }

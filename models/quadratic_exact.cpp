@@ -61,8 +61,10 @@ Whitening whitening(const MatrixXd& S) {
   MatrixXd W = MatrixXd::Zero(d, d), P = MatrixXd::Zero(d, d);
   for (Eigen::Index i = 0; i < d; ++i) {
     const VectorXd u = eig.eigenvectors().col(i);
-    if (lam(i) > cut) W.row(i) = u.transpose() / std::sqrt(lam(i));
-    else P += u * u.transpose();
+    if (lam(i) > cut)
+      W.row(i) = u.transpose() / std::sqrt(lam(i));
+    else
+      P += u * u.transpose();
   }
   return {W, P};
 }
@@ -112,8 +114,8 @@ void validate(const QuadraticProblem& p) {
   if ((S0 - S0.transpose()).cwiseAbs().maxCoeff() > 1e-12 * s0) fail("initial_covariance", "must be symmetric");
   Eigen::SelfAdjointEigenSolver<MatrixXd> e0(symmetrised(S0), Eigen::EigenvaluesOnly);
   if (e0.eigenvalues().minCoeff() < -1e-12 * s0)
-    fail("initial_covariance", "must be positive semi-definite (smallest eigenvalue " +
-                                   str(e0.eigenvalues().minCoeff()) + ")");
+    fail("initial_covariance",
+         "must be positive semi-definite (smallest eigenvalue " + str(e0.eigenvalues().minCoeff()) + ")");
 }
 
 StepLawWalk::StepLawWalk(const QuadraticProblem& p) : problem_(p) {
@@ -164,8 +166,7 @@ namespace {
 /// The SVD of the whitened mean map B = W M: sigma_max(B)^2 = lambda_max(M^T S^{-1} M).
 Eigen::JacobiSVD<MatrixXd> whitened_svd(const GaussianPair& laws, bool& singular) {
   const Whitening wh = whitening(laws.covariance);
-  singular = wh.null_projector.size() &&
-             (wh.null_projector * laws.mean_map).norm() > 1e-12 * laws.mean_map.norm();
+  singular = wh.null_projector.size() && (wh.null_projector * laws.mean_map).norm() > 1e-12 * laws.mean_map.norm();
   return Eigen::JacobiSVD<MatrixXd>(wh.W * laws.mean_map, Eigen::ComputeFullV);
 }
 
@@ -188,8 +189,7 @@ VectorXd worst_case_direction(const GaussianPair& laws) {
   return svd.matrixV().col(0);
 }
 
-std::vector<double> exact_rdp_slopes(const QuadraticProblem& p, const VectorXd& delta,
-                                     std::int64_t steps) {
+std::vector<double> exact_rdp_slopes(const QuadraticProblem& p, const VectorXd& delta, std::int64_t steps) {
   validate(p);
   if (delta.size() != p.dimension()) fail("delta", "must have dimension " + std::to_string(p.dimension()));
   const VectorXd v = p.hessian * delta;  // gradient difference of the differing record
@@ -212,18 +212,18 @@ ExactLsiSchedule exact_lsi_schedule(const QuadraticProblem& p, std::int64_t step
   out.pushed_inverse.reserve(static_cast<std::size_t>(steps));
   for (std::int64_t k = 0; k < steps; ++k)
     // lambda_max(A_k + 2 s sigma^2 I) = lambda_max(A_k) + 2 s sigma^2: the schedule in closed form.
-    out.pushed_inverse.push_back(std::max(
-        0.0, symmetric_max_eigenvalue(advance(p, G, laws[static_cast<std::size_t>(k)], 0.0).covariance)));
+    out.pushed_inverse.push_back(
+        std::max(0.0, symmetric_max_eigenvalue(advance(p, G, laws[static_cast<std::size_t>(k)], 0.0).covariance)));
   return out;
 }
 
-PrivacyProgram exact_lsi_program(const QuadraticProblem& p, std::int64_t steps,
-                                 const GammaChoice& gamma, LsiEncoding encoding) {
+PrivacyProgram exact_lsi_program(const QuadraticProblem& p, std::int64_t steps, const GammaChoice& gamma,
+                                 LsiEncoding encoding) {
   const ExactLsiSchedule schedule = exact_lsi_schedule(p, steps);
   PrivacyProgram program;
-  program.initial_inverse_lsi =
-      p.initial_covariance.size() ? std::max(0.0, symmetric_max_eigenvalue(symmetrised(p.initial_covariance)))
-                                  : kPointMassInverseLsi;
+  program.initial_inverse_lsi = p.initial_covariance.size()
+                                    ? std::max(0.0, symmetric_max_eigenvalue(symmetrised(p.initial_covariance)))
+                                    : kPointMassInverseLsi;
   const double Sv = p.sensitivity / p.n;  // C21 Lemma 4: S_v = S_g / n
   for (std::int64_t k = 0; k < steps; ++k) {
     const double a = schedule.pushed_inverse[static_cast<std::size_t>(k)];
@@ -233,8 +233,8 @@ PrivacyProgram exact_lsi_program(const QuadraticProblem& p, std::int64_t steps,
       std::ostringstream text;
       text.precision(17);
       text << "1 / (" << a << " + " << two_s2 << " s)  (exact, quadratic loss, step " << k << ")";
-      step.diffusion.lsi = FunctionLsi{[a, two_s2](double s, double, double) { return 1.0 / (a + two_s2 * s); },
-                                       text.str(), false};
+      step.diffusion.lsi =
+          FunctionLsi{[a, two_s2](double s, double, double) { return 1.0 / (a + two_s2 * s); }, text.str(), false};
     } else {
       // The law after the shared map T is N(., A_k): restart at its exact constant, then C21
       // Lemma 9 in closed form gives 1/(lambda_max(A_k) + 2 s sigma^2).

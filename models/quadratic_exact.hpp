@@ -56,11 +56,11 @@
 namespace rdpdyn::quadratic {
 
 struct QuadraticProblem {
-  Eigen::MatrixXd hessian;             ///< H, symmetric positive definite, d x d
-  double n = 0.0;                      ///< dataset size
-  double eta = 0.0;                    ///< step size
-  double sigma = 0.0;                  ///< C21 noise: each step adds N(0, 2 eta sigma^2 I)
-  double sensitivity = 0.0;            ///< S_g >= |H (x - x')| over neighbouring records
+  Eigen::MatrixXd hessian;   ///< H, symmetric positive definite, d x d
+  double n = 0.0;            ///< dataset size
+  double eta = 0.0;          ///< step size
+  double sigma = 0.0;        ///< C21 noise: each step adds N(0, 2 eta sigma^2 I)
+  double sensitivity = 0.0;  ///< S_g >= |H (x - x')| over neighbouring records
   /// Sigma_0 of the shared initial law N(m_0, Sigma_0), symmetric positive semi-definite; empty
   /// (0 x 0) means a point start. The shared mean m_0 cancels in every divergence.
   Eigen::MatrixXd initial_covariance;
@@ -102,8 +102,7 @@ class StepLawWalk {
 
 /// The laws at time s in [0, eta] of the step that starts from `at_step_start` (C21 eq. (5)):
 /// M = (I - eta H) M_k + (s/n) I, S = (I - eta H) Sigma_k (I - eta H)^T + 2 s sigma^2 I.
-GaussianPair law_within_step(const QuadraticProblem& problem, const GaussianPair& at_step_start,
-                             double s);
+GaussianPair law_within_step(const QuadraticProblem& problem, const GaussianPair& at_step_start, double s);
 
 /// R_alpha / alpha = m^T S^{-1} m / 2 for the gradient difference v (m = M v). S may be singular
 /// when m lies in its range (the iterates of this dynamics always do); +infinity otherwise.
@@ -119,8 +118,7 @@ Eigen::VectorXd worst_case_direction(const GaussianPair& laws);
 
 /// R_alpha / alpha after k = 0..steps steps for the record difference delta = x - x'
 /// (v = H delta; |H delta| <= S_g is the caller's business).
-std::vector<double> exact_rdp_slopes(const QuadraticProblem& problem, const Eigen::VectorXd& delta,
-                                     std::int64_t steps);
+std::vector<double> exact_rdp_slopes(const QuadraticProblem& problem, const Eigen::VectorXd& delta, std::int64_t steps);
 
 /// Worst case over |H (x - x')| <= S_g of R_alpha / alpha after k = 0..steps steps.
 std::vector<double> worst_case_rdp_slopes(const QuadraticProblem& problem, std::int64_t steps);
@@ -155,8 +153,7 @@ enum class LsiEncoding {
 
 /// The privacy program of `steps` steps of noisy GD on this loss with the exact LSI schedule:
 /// duration eta, noise sigma, S_v = S_g / n (C21 Lemma 4), the given gamma on every step.
-PrivacyProgram exact_lsi_program(const QuadraticProblem& problem, std::int64_t steps,
-                                 const GammaChoice& gamma,
+PrivacyProgram exact_lsi_program(const QuadraticProblem& problem, std::int64_t steps, const GammaChoice& gamma,
                                  LsiEncoding encoding = LsiEncoding::Restart);
 
 }  // namespace rdpdyn::quadratic

@@ -13,8 +13,8 @@ struct RunConfig {
   RunSpec spec;
   std::string engine = "characteristics";  ///< a name of the EngineRegistry
   double integration_rtol = 1e-10;
-  FiniteDifferenceGrid grid;  ///< used by engine = "finite-difference"
-  std::string text;           ///< the configuration, verbatim (then a comment block listing the overrides)
+  FiniteDifferenceGrid grid;           ///< used by engine = "finite-difference"
+  std::string text;                    ///< the configuration, verbatim (then a comment block listing the overrides)
   std::vector<std::string> overrides;  ///< `--set KEY=VALUE` assignments applied to the file, in order
   std::string path;
 };

@@ -93,7 +93,10 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, const Engine& engine
   const AlgorithmSpec& a = spec.algorithm;
   const double orders = static_cast<double>(spec.orders.size());
   const double K = static_cast<double>(steps.value_or(spec.total_steps()));
-  const std::string steps_key = steps ? "--max-steps" : a.kind == AlgorithmKind::Langevin || a.kind == AlgorithmKind::Pdi ? "algorithm.intervals" : "algorithm.steps";
+  const std::string steps_key = steps ? "--max-steps"
+                                : a.kind == AlgorithmKind::Langevin || a.kind == AlgorithmKind::Pdi
+                                    ? "algorithm.intervals"
+                                    : "algorithm.steps";
   const std::string steps_value = std::to_string(steps.value_or(spec.total_steps()));
   const std::string fewer_orders = "lower the number of orders (orders.count or orders.values)";
   MemoryEstimate e;
@@ -117,8 +120,8 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, const Engine& engine
     if (a.sampling == BatchSampling::Shuffle) {
       // Every position's program is alive at once; one record per epoch.
       add(e, P * per_program * kPhaseBytes,
-          count(P) + " programs (" + positions_text + ") x " + count(per_program) + " phases x " +
-              count(kPhaseBytes) + " B",
+          count(P) + " programs (" + positions_text + ") x " + count(per_program) + " phases x " + count(kPhaseBytes) +
+              " B",
           steps_key, steps_value, "lower " + steps_key + " or raise algorithm.batch_size");
       const double epochs = std::ceil(K / P) + 1.0;
       add(e, epochs * record_bytes, count(orders) + " orders x " + count(epochs) + " epoch records x 8 B", steps_key,
@@ -129,9 +132,9 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, const Engine& engine
       // Partition and shuffle-once keep every position's records, and their pointwise maximum.
       const double solutions = positions ? P + 1.0 : 1.0;
       const double records = solve ? records_kept(K, spec.record) : 2.0;
-      const std::string what = (positions ? count(solutions) + " solutions (" + positions_text + ", and their maximum) x "
-                                          : std::string()) +
-                               count(orders) + " orders x " + count(records) + " records x 8 B";
+      const std::string what =
+          (positions ? count(solutions) + " solutions (" + positions_text + ", and their maximum) x " : std::string()) +
+          count(orders) + " orders x " + count(records) + " records x 8 B";
       if (solve) {
         const auto [key, value] = record_key(spec.record);
         add(e, solutions * records * record_bytes, what, key, value,
@@ -167,7 +170,8 @@ MemoryEstimate estimate_run_memory(const RunConfig& config, const Engine& engine
   request.steps = K;
   request.steps_key = steps_key;
   request.steps_value = steps_value;
-  for (MemoryTerm& t : engine.memory_terms(request)) add(e, t.bytes, std::move(t.what), std::move(t.key), std::move(t.value), std::move(t.advice));
+  for (MemoryTerm& t : engine.memory_terms(request))
+    add(e, t.bytes, std::move(t.what), std::move(t.key), std::move(t.value), std::move(t.advice));
   return e;
 }
 

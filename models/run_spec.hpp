@@ -64,10 +64,10 @@ struct QuadraticLoss {
 
 struct AlgorithmSpec {
   AlgorithmKind kind = AlgorithmKind::NoisyGd;
-  std::int64_t batch_size = 0;                          ///< noisy SGD: b (n/b batches per epoch);
-                                                        ///< Poisson: q n rounded, for messages only
-  BatchSampling sampling = BatchSampling::FullBatch;    ///< noisy SGD: partition, shuffle, per-step, poisson
-  double sampling_rate = 0.0;                           ///< Poisson: q (expected batch size q n)
+  std::int64_t batch_size = 0;                        ///< noisy SGD: b (n/b batches per epoch);
+                                                      ///< Poisson: q n rounded, for messages only
+  BatchSampling sampling = BatchSampling::FullBatch;  ///< noisy SGD: partition, shuffle, per-step, poisson
+  double sampling_rate = 0.0;                         ///< Poisson: q (expected batch size q n)
   /// algorithm.noise_multiplier as configured (DP-SGD: noise std / clipping norm C), if given.
   std::optional<double> noise_multiplier;
   /// Whether algorithm.eta and algorithm.sensitivity were given. A noisy-sgd run with its noise as
@@ -146,20 +146,20 @@ struct RunSpec {
   std::vector<double> orders;
   std::vector<ScheduledEvent> events;
   RecordPlan record;
-  std::optional<double> diameter;           ///< [domain] diameter D of the constraint set
-  Adjacency adjacency = Adjacency::Replace; ///< [domain] adjacency
-  bool gradients_norm_bounded = false;      ///< [domain] lipschitz_loss: per-record gradient norms <= S_g/2
-  std::optional<double> report_delta;       ///< [report] delta: add epsilon at this delta
-  std::optional<double> report_epsilon;     ///< [report] epsilon: add delta at this epsilon (profile entries)
+  std::optional<double> diameter;            ///< [domain] diameter D of the constraint set
+  Adjacency adjacency = Adjacency::Replace;  ///< [domain] adjacency
+  bool gradients_norm_bounded = false;       ///< [domain] lipschitz_loss: per-record gradient norms <= S_g/2
+  std::optional<double> report_delta;        ///< [report] delta: add epsilon at this delta
+  std::optional<double> report_epsilon;      ///< [report] epsilon: add delta at this epsilon (profile entries)
   /// [analysis] pld_accuracy, pld_grid: the PLD accountant's refinement target (relative accuracy of
   /// epsilon) or a fixed grid spacing (2^k or 3 x 2^k, nats); accounting/pld/pld_accountant.hpp.
   struct PldSettings {
     double accuracy = 1e-4;
     std::optional<double> grid;
   } pld;
-  bool include_disputed = false;            ///< [report] include_disputed: disputed analyses may be best
-  std::optional<QuadraticLoss> quadratic;   ///< algorithm.loss = "quadratic"
-  bool declares_lsi = true;                 ///< [lsi] given (optional for noisy-sgd; the PDI needs it)
+  bool include_disputed = false;           ///< [report] include_disputed: disputed analyses may be best
+  std::optional<QuadraticLoss> quadratic;  ///< algorithm.loss = "quadratic"
+  bool declares_lsi = true;                ///< [lsi] given (optional for noisy-sgd; the PDI needs it)
 
   std::int64_t total_steps() const;
 };

@@ -11,7 +11,9 @@ class SpecError : public std::invalid_argument {
  public:
   SpecError(std::string key, std::string value, std::string rule)
       : std::invalid_argument("'" + key + "' = " + value + ": " + rule),
-        key_(std::move(key)), value_(std::move(value)), rule_(std::move(rule)) {}
+        key_(std::move(key)),
+        value_(std::move(value)),
+        rule_(std::move(rule)) {}
   const std::string& key() const { return key_; }
   const std::string& value() const { return value_; }
   const std::string& rule() const { return rule_; }

@@ -21,12 +21,18 @@ enum class BatchSampling { FullBatch, Partition, ShuffleOnce, Shuffle, PerStep, 
 /// The configuration's name of a sampling scheme ("partition", "shuffle-once", ...).
 inline const char* batch_sampling_name(BatchSampling s) {
   switch (s) {
-    case BatchSampling::FullBatch: return "full-batch";
-    case BatchSampling::Partition: return "partition";
-    case BatchSampling::ShuffleOnce: return "shuffle-once";
-    case BatchSampling::Shuffle: return "shuffle";
-    case BatchSampling::PerStep: return "per-step";
-    case BatchSampling::Poisson: return "poisson";
+    case BatchSampling::FullBatch:
+      return "full-batch";
+    case BatchSampling::Partition:
+      return "partition";
+    case BatchSampling::ShuffleOnce:
+      return "shuffle-once";
+    case BatchSampling::Shuffle:
+      return "shuffle";
+    case BatchSampling::PerStep:
+      return "per-step";
+    case BatchSampling::Poisson:
+      return "poisson";
   }
   return "unknown";
 }
@@ -41,8 +47,8 @@ enum class Adjacency { Replace, AddRemove, Remove = AddRemove };
 inline const char* adjacency_name(Adjacency a) { return a == Adjacency::Replace ? "replace" : "add-remove"; }
 
 struct TrainingRun {
-  double n = 0.0;                  ///< dataset size
-  std::int64_t batch_size = 0;     ///< b (b = n for full batch)
+  double n = 0.0;               ///< dataset size
+  std::int64_t batch_size = 0;  ///< b (b = n for full batch)
   BatchSampling sampling = BatchSampling::FullBatch;
   std::int64_t steps = 0;          ///< gradient steps (iterations) in total; epochs = steps b / n
   double eta = 0.0;                ///< step size
@@ -58,7 +64,7 @@ struct TrainingRun {
   /// value is not an upper bound (analyses/composition.cpp).
   bool gradients_norm_bounded = false;
   Adjacency adjacency = Adjacency::Replace;
-  std::vector<double> orders;      ///< Rényi orders alpha > 1
+  std::vector<double> orders;  ///< Rényi orders alpha > 1
   /// Poisson sampling: the probability q with which each record is in a step's batch.
   double sampling_rate = 0.0;
   /// A run configured for accounting alone (docs/config.md) may leave these out; eta, sigma and
@@ -102,12 +108,12 @@ inline std::optional<std::string> undeclared(const TrainingRun& run, std::initia
         break;
       case RunConstant::Smoothness:
         if (!run.declares_lsi)
-          return std::string("needs the loss's smoothness beta and strong convexity lambda ([lsi] lambda, beta); "
-                             "the run declares no [lsi]");
+          return std::string(
+              "needs the loss's smoothness beta and strong convexity lambda ([lsi] lambda, beta); "
+              "the run declares no [lsi]");
         break;
     }
   return std::nullopt;
 }
-
 
 }  // namespace rdpdyn

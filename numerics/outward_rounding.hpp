@@ -66,8 +66,7 @@ inline double round_down(double x, double relative_margin) {
 /// (epsilon, delta) conversions (accounting/epsilon_delta.cpp).
 inline double round_up_sum(double value, double magnitude, double ulps) {
   if (!std::isfinite(value)) return value;
-  return std::nextafter(value + ulps * kUnitRoundoff * std::fabs(magnitude),
-                        std::numeric_limits<double>::infinity());
+  return std::nextafter(value + ulps * kUnitRoundoff * std::fabs(magnitude), std::numeric_limits<double>::infinity());
 }
 
 }  // namespace rdpdyn::outward

@@ -28,22 +28,28 @@ std::string number(double x) {
 std::string dpsgd_config_text(double q, double z, std::int64_t steps, double delta, const std::vector<double>& orders) {
   std::string values;
   for (double a : orders) values += (values.empty() ? "" : ", ") + number(a);
-  return "[orders]\nvalues = [" + values + "]\n\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\n"
-         "sampling_rate = " + number(q) + "\nsteps = " + std::to_string(steps) + "\nnoise_multiplier = " +
-         number(z) + "\nn = " + number(kDatasetSize) + "\n\n[domain]\nadjacency = \"add-remove\"\n\n[report]\ndelta = " +
-         number(delta) + "\n";
+  return "[orders]\nvalues = [" + values +
+         "]\n\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\n"
+         "sampling_rate = " +
+         number(q) + "\nsteps = " + std::to_string(steps) + "\nnoise_multiplier = " + number(z) +
+         "\nn = " + number(kDatasetSize) +
+         "\n\n[domain]\nadjacency = \"add-remove\"\n\n[report]\ndelta = " + number(delta) + "\n";
 }
 
 /// The configuration's checks name its keys; the caller gave arguments.
 [[noreturn]] void rethrow_with_argument_names(const SpecError& e) {
-  static const std::map<std::string, std::string> argument = {
-      {"algorithm.sampling_rate", "sampling_rate"}, {"algorithm.noise_multiplier", "noise_multiplier"},
-      {"algorithm.steps", "steps"},                 {"report.delta", "delta"},
-      {"--delta", "delta"},                         {"--epsilon", "epsilon"},
-      {"orders.values", "orders"}};
+  static const std::map<std::string, std::string> argument = {{"algorithm.sampling_rate", "sampling_rate"},
+                                                              {"algorithm.noise_multiplier", "noise_multiplier"},
+                                                              {"algorithm.steps", "steps"},
+                                                              {"report.delta", "delta"},
+                                                              {"--delta", "delta"},
+                                                              {"--epsilon", "epsilon"},
+                                                              {"orders.values", "orders"}};
   std::string key = e.key();
-  if (const auto it = argument.find(key); it != argument.end()) key = it->second;
-  else if (key.rfind("orders.values[", 0) == 0) key = "orders" + key.substr(13);
+  if (const auto it = argument.find(key); it != argument.end())
+    key = it->second;
+  else if (key.rfind("orders.values[", 0) == 0)
+    key = "orders" + key.substr(13);
   throw SpecError(key, e.value(), e.rule());
 }
 

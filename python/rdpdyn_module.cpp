@@ -94,7 +94,8 @@ py::dict solve(const py::object& config, const py::dict& overrides) {
   const auto& a = report.extra_attributes;
   out["delta"] = a.count("delta") ? py::object(py::float_(std::stod(a.at("delta")))) : py::object(py::none());
   out["epsilon"] = a.count("epsilon") ? py::object(py::float_(std::stod(a.at("epsilon")))) : py::object(py::none());
-  out["best_order"] = a.count("best_order") ? py::object(py::float_(std::stod(a.at("best_order")))) : py::object(py::none());
+  out["best_order"] =
+      a.count("best_order") ? py::object(py::float_(std::stod(a.at("best_order")))) : py::object(py::none());
   out["conversion"] = a.count("conversion") ? py::object(py::str(a.at("conversion"))) : py::object(py::none());
   // [report] epsilon: delta there at the final time, as `solve --json` prints it.
   const auto number_of = [&](const char* key) {
@@ -202,19 +203,25 @@ py::dict calibrate(const py::object& config, const py::dict& overrides, double e
   request.delta = delta;
   request.analysis = analysis;
   if (max_steps) request.max_steps = *max_steps;
-  if (target == "sigma") request.target = CalibrationTarget::Sigma;
-  else if (target == "noise_multiplier") request.target = CalibrationTarget::NoiseMultiplier;
-  else if (target == "steps") request.target = CalibrationTarget::Steps;
-  else throw SpecError("for_", "\"" + target + "\"", "must be sigma, noise_multiplier or steps");
+  if (target == "sigma")
+    request.target = CalibrationTarget::Sigma;
+  else if (target == "noise_multiplier")
+    request.target = CalibrationTarget::NoiseMultiplier;
+  else if (target == "steps")
+    request.target = CalibrationTarget::Steps;
+  else
+    throw SpecError("for_", "\"" + target + "\"", "must be sigma, noise_multiplier or steps");
   CalibrationOutcome o;
   try {
     py::gil_scoped_release release;
     const RunConfig run = python::run_config(source);
     o = calibrate_run(run, request, engines_of(run));
   } catch (const SpecError& e) {  // the command line's options are this function's arguments
-    static const std::map<std::string, std::string> argument = {
-        {"--epsilon", "epsilon"}, {"--delta", "delta"}, {"--for", "for_"}, {"--analysis", "analysis"},
-        {"--max-steps", "max_steps"}};
+    static const std::map<std::string, std::string> argument = {{"--epsilon", "epsilon"},
+                                                                {"--delta", "delta"},
+                                                                {"--for", "for_"},
+                                                                {"--analysis", "analysis"},
+                                                                {"--max-steps", "max_steps"}};
     const auto it = argument.find(e.key());
     if (it == argument.end()) throw;
     throw SpecError(it->second, e.value(), e.rule());
@@ -301,7 +308,8 @@ py::dict sweep(const py::object& config, const py::dict& overrides) {
   return out;
 }
 
-py::tuple dpsgd_epsilon(double q, double z, std::int64_t steps, double delta, std::optional<std::vector<double>> orders) {
+py::tuple dpsgd_epsilon(double q, double z, std::int64_t steps, double delta,
+                        std::optional<std::vector<double>> orders) {
   EpsilonAtOrder e{};
   {
     py::gil_scoped_release release;

@@ -24,7 +24,7 @@ class SolveRecords final : public ReportSink {
   std::vector<ClosedFormLabel> closed_form_labels;
   std::vector<std::vector<double>> closed_forms;  ///< one per label
   std::vector<RowSeriesSpec> row_series_specs;
-  std::vector<std::vector<double>> row_series;    ///< one per spec (e.g. R_finite_difference)
+  std::vector<std::vector<double>> row_series;  ///< one per spec (e.g. R_finite_difference)
 };
 
 }  // namespace rdpdyn::python

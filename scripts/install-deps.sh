@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian bookworm packages rdpdyn needs to build, test and benchmark (and its Python
-# module: pybind11-dev, whose CMake config the build finds, python3-dev, python3-pytest for its tests,
-# python3-matplotlib for `rdpdyn plot` and the figures of docs/figures; file: CPack's DEB generator
+# Installs the Debian bookworm packages rdpdyn needs to build, test, check (clang-format, clang-tidy)
+# and benchmark (and its Python module: pybind11-dev, whose CMake config the build finds,
+# python3-dev, python3-pytest for its tests, python3-matplotlib for `rdpdyn plot` and the figures of docs/figures; file: CPack's DEB generator
 # finds the ELF files with it (the minimal bookworm root has none); dpkg-dev: dpkg-shlibdeps, with
 # which `cpack -G DEB` finds the package's Depends).
 # Run as root on a fresh machine; packages already present are left as they are.
 set -euo pipefail
 packages=(
-  g++ cmake ninja-build pkg-config clang-14 libclang-rt-14-dev dpkg-dev file
+  g++ cmake ninja-build pkg-config clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 dpkg-dev file
   libpetsc-real-dev openmpi-bin libopenmpi-dev
   libeigen3-dev libboost-dev catch2 libbenchmark-dev libfftw3-dev
   libcli11-dev libtoml11-dev nlohmann-json3-dev libmuparser-dev

@@ -39,8 +39,10 @@ Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial,
     f.inverse_lsi = inverse_lsi;
     f.point_mass = std::holds_alternative<GaussianConvolutionLsi>(step.diffusion.lsi) && inverse_lsi <= 0.0;
     if (f.point_mass && step.gamma.is_field())
-      throw std::invalid_argument("a gamma field that depends on alpha is not supported on an "
-                                  "interval that starts from a point mass (step " + std::to_string(k + 1) + ")");
+      throw std::invalid_argument(
+          "a gamma field that depends on alpha is not supported on an "
+          "interval that starts from a point mass (step " +
+          std::to_string(k + 1) + ")");
     inverse_lsi = end_inverse_lsi(step.diffusion, inverse_lsi, t);
     t = f.t_start + step.diffusion.duration;
     for (const auto& e : step.after) {
@@ -92,9 +94,9 @@ double Certifier::gamma_at(std::int64_t step, double y, double t, const OptimalG
   if (g.is_optimal()) gamma = optimal.gamma(step, y, t);
   if (g.is_field()) gamma = g.field(order_of(y), t);
   if (!(gamma > 0.0 && gamma <= 1.0))
-    throw std::domain_error(std::string(g.is_optimal() ? "optimal gamma" : "gamma field") + " gave " + std::to_string(gamma) + " at alpha = " +
-                            std::to_string(order_of(y)) + ", t = " + std::to_string(t) +
-                            ": it must be in (0, 1]");
+    throw std::domain_error(std::string(g.is_optimal() ? "optimal gamma" : "gamma field") + " gave " +
+                            std::to_string(gamma) + " at alpha = " + std::to_string(order_of(y)) +
+                            ", t = " + std::to_string(t) + ": it must be in (0, 1]");
   return gamma;
 }
 
@@ -157,7 +159,8 @@ void Certifier::advance(std::int64_t step, double& y, double& w, const OptimalGa
 double Certifier::erased_value(std::int64_t step) const {
   const ProgramStep& ps = step_at(step);
   const DiffusionInterval& iv = ps.diffusion;
-  if (ps.gamma.is_optimal()) return optimal_gamma_flow(iv, 0.0, 0.0, frames_[static_cast<std::size_t>(step)].t_start, tol_);
+  if (ps.gamma.is_optimal())
+    return optimal_gamma_flow(iv, 0.0, 0.0, frames_[static_cast<std::size_t>(step)].t_start, tol_);
   if (ps.gamma.value < 1.0) return fixed_gamma_flow(iv, ps.gamma.value, 0.0, 0.0, tol_).source;
   return std::numeric_limits<double>::quiet_NaN();  // gamma = 1: no transport, nothing erased
 }
@@ -380,8 +383,8 @@ bool Certifier::cloud_pays(std::span<const double> orders) const {
   // Paths: every value walks back over the curved steps (half the run on average); the cloud
   // advances each of its paths over every step once. Both cost about one piece flow per step.
   const double steps = static_cast<double>(frames_.size());
-  const double records = cloud_settings_.expected_records > 0 ? static_cast<double>(cloud_settings_.expected_records)
-                                                                : steps + 1.0;
+  const double records =
+      cloud_settings_.expected_records > 0 ? static_cast<double>(cloud_settings_.expected_records) : steps + 1.0;
   const double cloud_size = static_cast<double>(cloud_seeds(cloud_top(orders)).size());
   // Paths cost a backward and a forward walk (about 1.5 cloud steps); the cloud is preferred only
   // at half the cost, as its chords are a little looser than a path landing on the order.
@@ -474,7 +477,8 @@ void Certifier::reshape_cloud(double y_top) const {
     std::vector<CloudPath> below;
     double alpha = 0.0, bound = 0.0;
     cloud_node(cloud_.front(), alpha, bound);
-    for (double y = cloud_.front().y - cloud_spacing(cloud_.front().y); y >= cloud_settings_.y_min; y -= cloud_spacing(y))
+    for (double y = cloud_.front().y - cloud_spacing(cloud_.front().y); y >= cloud_settings_.y_min;
+         y -= cloud_spacing(y))
       if (order_of(y) * (1.0 + 4.0 * kEps) <= alpha) below.push_back(cloud_start(y, bound));
     out.assign(below.rbegin(), below.rend());
   }

@@ -65,7 +65,7 @@ struct CloudSettings {
   /// Spacing of the paths at t = 0 where alpha - 1 >= 1, in y = ln(alpha - 1); below, spacing / sqrt(alpha - 1)
   /// (up to 1/2): the chord of (alpha - 1) R is tighter there.
   double spacing = 1.0 / 96.0;
-  double y_min = -10.0;      ///< the lowest path at t = 0
+  double y_min = -10.0;  ///< the lowest path at t = 0
   /// A value is taken from the cloud only when its two neighbouring paths are at most this many
   /// spacings apart; otherwise (and below or above the cloud) it gets its own path.
   double max_gap = 2.0;
@@ -103,7 +103,7 @@ class Certifier {
     double inverse_lsi = 0.0;  ///< at the start of the diffusion, after the before-events
     double jump_before = 0.0;  ///< w added by the before-events (Gaussian releases)
     double jump_after = 0.0;
-    bool point_mass = false;   ///< Gaussian-convolution interval starting from a point mass
+    bool point_mass = false;  ///< Gaussian-convolution interval starting from a point mass
   };
 
   const ProgramStep& step_at(std::int64_t step) const { return *frames_[static_cast<std::size_t>(step)].step; }
@@ -137,7 +137,7 @@ class Certifier {
   /// optimal-gamma step with the gammas chosen for its pieces.
   struct Segment {
     std::int64_t step;
-    BoundedFlow flow;                 ///< straight stretches
+    BoundedFlow flow;                            ///< straight stretches
     std::size_t gamma_begin = 0, gamma_end = 0;  ///< piecewise steps: range in the gamma scratch
     bool straight;
   };

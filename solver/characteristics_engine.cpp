@@ -7,7 +7,6 @@
 #include "numerics/format_number.hpp"
 #include "numerics/outward_rounding.hpp"
 
-
 namespace rdpdyn {
 namespace {
 
@@ -21,8 +20,8 @@ struct CharacteristicState {
 };
 
 /// R(alpha) = alpha w(alpha) at every order (docs/math.md section 2.3, exact characteristic solution).
-void evaluate_rdp(const CharacteristicState& s, const InitialCurve& initial,
-                  std::span<const double> orders, std::span<double> R) {
+void evaluate_rdp(const CharacteristicState& s, const InitialCurve& initial, std::span<const double> orders,
+                  std::span<double> R) {
   if (s.initial_absorbed || std::isinf(s.transport)) {
     for (std::size_t j = 0; j < orders.size(); ++j) R[j] = orders[j] * s.offset;
     return;
@@ -98,7 +97,8 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
       if (!state.initial_absorbed && !is_linear_in_alpha(initial))
         throw std::invalid_argument(
             "gamma = \"optimal\" needs data linear in alpha in the characteristics engine, but the "
-            "initial curve is '" + initial_curve_kind(initial) + "'");
+            "initial curve is '" +
+            initial_curve_kind(initial) + "'");
       const double w_start =
           state.initial_absorbed || std::isinf(state.transport)
               ? state.offset
@@ -124,8 +124,7 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
 }
 
 Solution solve_by_characteristics(const PrivacyProgram& program, const InitialCurve& initial,
-                                  std::span<const double> orders,
-                                  const CharacteristicsOptions& options) {
+                                  std::span<const double> orders, const CharacteristicsOptions& options) {
   Solution out;
   out.orders.assign(orders.begin(), orders.end());
   solve_by_characteristics(program, initial, orders, options,
@@ -158,8 +157,10 @@ class CharacteristicsEngine final : public Engine {
       return EngineRefusal{"analysis.gamma", "\"optimal\"",
                            "the characteristics engine needs initial data linear in alpha (initial.kind "
                            "zero, linear, or power with exponent 1) for the pointwise-optimal gamma; "
-                           "initial.kind is \"" + initial_curve_kind(r.initial) + "\" (use "
-                           "analysis.engine = \"finite-difference\")"};
+                           "initial.kind is \"" +
+                               initial_curve_kind(r.initial) +
+                               "\" (use "
+                               "analysis.engine = \"finite-difference\")"};
     return std::nullopt;
   }
   bool optimal_gamma_by_default(const InitialCurve& initial) const override { return is_linear_in_alpha(initial); }
@@ -167,7 +168,8 @@ class CharacteristicsEngine final : public Engine {
   std::string method(const EngineSettings& settings) const override {
     return "method of characteristics in y = ln(alpha-1), w = R/alpha (C21 eq. (13), docs/math.md s.2): "
            "exact closed forms per interval for constant and Gaussian-convolution LSI schedules; "
-           "Boost.Odeint Dormand-Prince 5(4) with rtol = " + format_number(settings.tolerance.relative) +
+           "Boost.Odeint Dormand-Prince 5(4) with rtol = " +
+           format_number(settings.tolerance.relative) +
            " and a conservative a-posteriori bias for function schedules; tabulated initial data "
            "interpolated from above (monotone in alpha, chord of the convex (alpha-1) R_alpha)";
   }

@@ -26,8 +26,7 @@ struct CharacteristicsOptions {
 
 /// Called for each record, in order: the number of completed steps, the time, the LSI constant
 /// of the iterate law and R at every order.
-using RecordSink = std::function<void(std::int64_t step, double t, double lsi_constant,
-                                      std::span<const double> R)>;
+using RecordSink = std::function<void(std::int64_t step, double t, double lsi_constant, std::span<const double> R)>;
 
 /// Streams the records of the solve to `sink`. Throws std::invalid_argument when an
 /// optimal-gamma step meets initial data that are not linear in alpha.
@@ -37,8 +36,7 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
 
 /// Convenience: collects every record into a Solution.
 Solution solve_by_characteristics(const PrivacyProgram& program, const InitialCurve& initial,
-                                  std::span<const double> orders,
-                                  const CharacteristicsOptions& options = {});
+                                  std::span<const double> orders, const CharacteristicsOptions& options = {});
 
 }  // namespace rdpdyn
 

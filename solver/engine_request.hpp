@@ -16,18 +16,18 @@ namespace rdpdyn {
 /// The run as an engine sees it at configuration time (models/engine_request_of.hpp builds it).
 struct EngineRequest {
   InitialCurve initial = ZeroCurve{};
-  std::vector<double> orders;          ///< increasing, > 1
-  GammaChoice gamma;                   ///< [analysis] gamma (or its default)
+  std::vector<double> orders;            ///< increasing, > 1
+  GammaChoice gamma;                     ///< [analysis] gamma (or its default)
   bool optimal_gamma_somewhere = false;  ///< some step takes the pointwise-optimal gamma
   bool lsi_depends_on_alpha = false;     ///< a user LSI schedule c(s, t, alpha) that reads alpha
   std::string lsi_description;           ///< its text, for messages
   /// The run is noisy SGD: its bound is the worst case over the differing record's batch,
   /// solved per placement (models/noisy_sgd_worst_case.hpp).
   bool worst_case_over_placements = false;
-  double steps = 0.0;                  ///< the run's steps (or the largest a calibration may try)
+  double steps = 0.0;                                      ///< the run's steps (or the largest a calibration may try)
   std::string steps_key = "algorithm.steps", steps_value;  ///< the key that sets them, for messages
-  RecordPlan record;                   ///< the steps recorded ([output])
-  FiniteDifferenceGrid grid;           ///< [grid]; an engine may complete its defaults in admit()
+  RecordPlan record;                                       ///< the steps recorded ([output])
+  FiniteDifferenceGrid grid;                               ///< [grid]; an engine may complete its defaults in admit()
 };
 
 /// Why an engine cannot solve a run: the key, its value and the rule (an input error, exit 2).

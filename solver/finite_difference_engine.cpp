@@ -66,9 +66,9 @@ struct Context {
   const ProgramStep* step = nullptr;
   std::int64_t step_index = 0;
   double A0 = 0.0, t_start = 0.0;
-  std::vector<double> a1, a2, Q;  // local cells
+  std::vector<double> a1, a2, Q;    // local cells
   std::vector<double> alpha_local;  // orders at the local cell centres
-  std::string error;              // a message from a callback (no exceptions through PETSc)
+  std::string error;                // a message from a callback (no exceptions through PETSc)
   // certification of the optimal gamma
   bool keep_gamma = false;
   double next_snapshot = 0.0, snapshot_every = 0.0;
@@ -115,8 +115,8 @@ void evaluate_rhs(Context& c, double t, const PetscScalar* w, PetscScalar* f) {
     // Coefficients independent of the order: evaluate them once.
     const double gamma = c.step->gamma.value;
     const double Q = pdi::decay_scale(sigma, lsi_constant_at(iv, c.A0, s, t, c.alpha_local.front()));
-    linear_pdi_rhs_uniform(w, (1.0 - gamma) * Q, pdi::source_rate(gamma, sigma, sensitivity),
-                           c.xs, c.xs + c.xm, c.dy, c.limiter, f);
+    linear_pdi_rhs_uniform(w, (1.0 - gamma) * Q, pdi::source_rate(gamma, sigma, sensitivity), c.xs, c.xs + c.xm, c.dy,
+                           c.limiter, f);
     return;
   }
   for (std::int64_t i = c.xs; i < c.xs + c.xm; ++i) {
@@ -263,8 +263,9 @@ double interpolate_w(const Context& c, const std::vector<double>& w, double alph
 void point_mass_interval(const Context& c, Vec U, double t_start) {
   const ProgramStep& ps = *c.step;
   if (ps.gamma.is_field())
-    throw std::invalid_argument("a gamma field that depends on alpha is not supported on an interval "
-                                "that starts from a point mass");
+    throw std::invalid_argument(
+        "a gamma field that depends on alpha is not supported on an interval "
+        "that starts from a point mass");
   PetscScalar* w;
   RDPDYN_PETSC(VecGetArray(U, &w));
   for (std::int64_t j = 0; j < c.xm; ++j) {
@@ -295,8 +296,7 @@ struct PetscObjects {
 }  // namespace
 
 FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const PrivacyProgram& program,
-                                                    const InitialCurve& initial,
-                                                    std::span<const double> orders,
+                                                    const InitialCurve& initial, std::span<const double> orders,
                                                     const FiniteDifferenceOptions& options,
                                                     const FiniteDifferenceSink& sink) {
   const FiniteDifferenceGrid& grid = options.grid;
@@ -309,7 +309,9 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
   c.dy = (std::log(alpha_max - 1.0) - c.y_min) / static_cast<double>(c.N);
 
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
-  struct PopHandler { ~PopHandler() { PetscPopErrorHandler(); } } pop;
+  struct PopHandler {
+    ~PopHandler() { PetscPopErrorHandler(); }
+  } pop;
   PetscObjects p;
   RDPDYN_PETSC(DMDACreate1d(comm, DM_BOUNDARY_GHOSTED, static_cast<PetscInt>(c.N), 1, 2, nullptr, &p.da));
   RDPDYN_PETSC(DMSetFromOptions(p.da));
@@ -340,7 +342,7 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
   RDPDYN_PETSC(TSSetRHSFunction(p.ts, nullptr, rhs_callback, &c));
   RDPDYN_PETSC(TSSetType(p.ts, TSSSP));
   RDPDYN_PETSC(TSSSPSetType(p.ts, TSSSPRKS3));  // third-order SSP Runge-Kutta
-  RDPDYN_PETSC(TSSSPSetNumStages(p.ts, 4));      // s = 4: SSP coefficient 2
+  RDPDYN_PETSC(TSSSPSetNumStages(p.ts, 4));     // s = 4: SSP coefficient 2
   RDPDYN_PETSC(TSSetExactFinalTime(p.ts, TS_EXACTFINALTIME_MATCHSTEP));
   RDPDYN_PETSC(TSSetPreStep(p.ts, pre_step_callback));
   RDPDYN_PETSC(TSSetFromOptions(p.ts));  // -ts_type, -ts_ssp_type, -ts_monitor ... override
@@ -378,24 +380,24 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
     if (c.rank != 0) return;
     const LogScope scope(LogEvents::get().certify);
     std::vector<double> fd(orders.size()), certified(orders.size()), landing(orders.size());
-    const OptimalGammaLookup lookup{
-        [&](std::int64_t k, double y, double tt) { return history.lookup(k, y, tt); },
-        [&](std::int64_t k) {
-          std::vector<double> times;
-          for (const auto& snap : history.per_step[static_cast<std::size_t>(k)]) times.push_back(snap.t);
-          return times;
-        }};
-    const auto values = options.certify
-                            ? certifier.certify(step, orders, lookup)
-                            : std::vector<CertifiedValue>(orders.size(), {std::numeric_limits<double>::quiet_NaN(), 0.0});
+    const OptimalGammaLookup lookup{[&](std::int64_t k, double y, double tt) { return history.lookup(k, y, tt); },
+                                    [&](std::int64_t k) {
+                                      std::vector<double> times;
+                                      for (const auto& snap : history.per_step[static_cast<std::size_t>(k)])
+                                        times.push_back(snap.t);
+                                      return times;
+                                    }};
+    const auto values =
+        options.certify ? certifier.certify(step, orders, lookup)
+                        : std::vector<CertifiedValue>(orders.size(), {std::numeric_limits<double>::quiet_NaN(), 0.0});
     for (std::size_t j = 0; j < orders.size(); ++j) {
       fd[j] = orders[j] * interpolate_w(c, w, orders[j]);
       certified[j] = values[j].rdp;
       landing[j] = values[j].landing_order;
       if (certified[j] > 0.0)
-        summary.max_relative_gap = std::max(summary.max_relative_gap,
-                                            std::isfinite(fd[j]) ? std::abs(certified[j] - fd[j]) / certified[j]
-                                                                 : std::numeric_limits<double>::infinity());
+        summary.max_relative_gap =
+            std::max(summary.max_relative_gap, std::isfinite(fd[j]) ? std::abs(certified[j] - fd[j]) / certified[j]
+                                                                    : std::numeric_limits<double>::infinity());
     }
     sink(step, t, lsi_constant_from_inverse(inverse_lsi), certified, fd, landing);
   };
@@ -532,12 +534,13 @@ class FiniteDifferenceEngine final : public Engine {
   }
   std::string method(const EngineSettings& settings) const override {
     const auto& g = settings.grid;
-    return "finite differences (method of lines) on a PETSc DMDA over y = ln(alpha-1): " +
-           std::to_string(g.cells) + " cells, limiter " + limiter_name(g.limiter) + ", cfl " +
-           format_number(g.cfl) + ", TS SSP-RK3 (4 stages) unless -ts_type says otherwise; inflow "
+    return "finite differences (method of lines) on a PETSc DMDA over y = ln(alpha-1): " + std::to_string(g.cells) +
+           " cells, limiter " + limiter_name(g.limiter) + ", cfl " + format_number(g.cfl) +
+           ", TS SSP-RK3 (4 stages) unless -ts_type says otherwise; inflow "
            "closure R(alpha < alpha_min) <= R(alpha_min). /R is CERTIFIED: each value integrates the "
            "linear PDI exactly along a characteristic (Boost.Odeint, rtol = " +
-           format_number(settings.tolerance.relative) + ", conservative bias) with the gamma field of the "
+           format_number(settings.tolerance.relative) +
+           ", conservative bias) with the gamma field of the "
            "finite-difference solution, landing at or above the order; the finite-difference value "
            "is /extras/R_finite_difference";
   }
@@ -554,13 +557,13 @@ class FiniteDifferenceEngine final : public Engine {
     EngineSummary out;
     out.final_R.assign(orders.size(), 0.0);
     FiniteDifferenceOptions options{settings.grid, settings.record, settings.tolerance, true, settings.progress};
-    const FiniteDifferenceSummary summary = solve_by_finite_differences(
-        comm_, program, initial, orders, options,
-        [&](std::int64_t step, double t, double c, std::span<const double> certified,
-            std::span<const double> finite_difference, std::span<const double> landing) {
-          observer.record({step, t, c, certified, {finite_difference, landing}});
-          out.final_R.assign(certified.begin(), certified.end());
-        });
+    const FiniteDifferenceSummary summary =
+        solve_by_finite_differences(comm_, program, initial, orders, options,
+                                    [&](std::int64_t step, double t, double c, std::span<const double> certified,
+                                        std::span<const double> finite_difference, std::span<const double> landing) {
+                                      observer.record({step, t, c, certified, {finite_difference, landing}});
+                                      out.final_R.assign(certified.begin(), certified.end());
+                                    });
     // Rows arrive on rank 0 only: every rank gets the final one.
     MPI_Bcast(out.final_R.data(), static_cast<int>(out.final_R.size()), MPI_DOUBLE, 0, comm_);
     out.per_order.push_back({"boundary_influenced",

@@ -20,7 +20,6 @@
 
 namespace rdpdyn {
 
-
 struct FiniteDifferenceOptions {
   FiniteDifferenceGrid grid;
   RecordPlan record;
@@ -35,25 +34,23 @@ struct FiniteDifferenceOptions {
 };
 
 /// One record of the finite-difference solve (called on rank 0 only).
-using FiniteDifferenceSink = std::function<void(std::int64_t step, double t, double lsi_constant,
-                                                std::span<const double> certified,
-                                                std::span<const double> finite_difference,
-                                                std::span<const double> landing_orders)>;
+using FiniteDifferenceSink =
+    std::function<void(std::int64_t step, double t, double lsi_constant, std::span<const double> certified,
+                       std::span<const double> finite_difference, std::span<const double> landing_orders)>;
 
 struct FiniteDifferenceSummary {
   double dy = 0.0;
-  std::int64_t time_steps = 0;          ///< TS steps taken in all
-  double max_relative_gap = 0.0;        ///< max over records/orders of |certified - fd| / certified
+  std::int64_t time_steps = 0;              ///< TS steps taken in all
+  double max_relative_gap = 0.0;            ///< max over records/orders of |certified - fd| / certified
   std::vector<double> boundary_influenced;  ///< per order: 1 if the inflow closure can reach it
-  double inflow_reach_y = 0.0;          ///< y up to which the inflow boundary can have influence
+  double inflow_reach_y = 0.0;              ///< y up to which the inflow boundary can have influence
 };
 
 /// Solves the program on the distributed grid (PETSC_COMM_WORLD-like `comm`; PETSc must be
 /// initialised) and streams certified and finite-difference rows at the recorded steps.
 /// PETSc options apply (prefix none: -ts_type, -ts_ssp_type, -ts_monitor, ...).
 FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const PrivacyProgram& program,
-                                                    const InitialCurve& initial,
-                                                    std::span<const double> orders,
+                                                    const InitialCurve& initial, std::span<const double> orders,
                                                     const FiniteDifferenceOptions& options,
                                                     const FiniteDifferenceSink& sink);
 

@@ -18,10 +18,14 @@ Limiter limiter_from_name(const std::string& name) {
 
 std::string limiter_name(Limiter limiter) {
   switch (limiter) {
-    case Limiter::Upwind: return "upwind";
-    case Limiter::Minmod: return "minmod";
-    case Limiter::VanLeer: return "van-leer";
-    case Limiter::MonotonizedCentral: return "mc";
+    case Limiter::Upwind:
+      return "upwind";
+    case Limiter::Minmod:
+      return "minmod";
+    case Limiter::VanLeer:
+      return "van-leer";
+    case Limiter::MonotonizedCentral:
+      return "mc";
   }
   return "?";
 }
@@ -38,13 +42,14 @@ double limited_slope(Limiter limiter, double backward, double forward) {
       const double bound = 2.0 * std::min(std::abs(backward), std::abs(forward));
       return std::copysign(std::min(std::abs(central), bound), central);
     }
-    case Limiter::Upwind: break;
+    case Limiter::Upwind:
+      break;
   }
   return 0.0;
 }
 
-void linear_pdi_rhs(const double* w, const double* a1, const double* a2, std::int64_t begin,
-                    std::int64_t end, double dy, Limiter limiter, double* dwdt) {
+void linear_pdi_rhs(const double* w, const double* a1, const double* a2, std::int64_t begin, std::int64_t end,
+                    double dy, Limiter limiter, double* dwdt) {
   // Face value on the left face of `begin` needs the slope of begin - 1 (uses begin - 2).
   auto face_right_of = [&](std::int64_t i) {
     return w[i] + 0.5 * limited_slope(limiter, w[i] - w[i - 1], w[i + 1] - w[i]);
@@ -57,8 +62,8 @@ void linear_pdi_rhs(const double* w, const double* a1, const double* a2, std::in
   }
 }
 
-void linear_pdi_rhs_uniform(const double* w, double a1, double a2, std::int64_t begin,
-                            std::int64_t end, double dy, Limiter limiter, double* dwdt) {
+void linear_pdi_rhs_uniform(const double* w, double a1, double a2, std::int64_t begin, std::int64_t end, double dy,
+                            Limiter limiter, double* dwdt) {
   auto face_right_of = [&](std::int64_t i) {
     return w[i] + 0.5 * limited_slope(limiter, w[i] - w[i - 1], w[i + 1] - w[i]);
   };
@@ -73,8 +78,8 @@ void linear_pdi_rhs_uniform(const double* w, double a1, double a2, std::int64_t 
 
 double optimal_gamma_at(double P, double Q, double z) { return pdi::optimal_gamma(P, Q, z); }
 
-void optimal_gamma_rhs(const double* w, double P, const double* Q, std::int64_t begin,
-                       std::int64_t end, double dy, double* dwdt) {
+void optimal_gamma_rhs(const double* w, double P, const double* Q, std::int64_t begin, std::int64_t end, double dy,
+                       double* dwdt) {
   for (std::int64_t i = begin; i < end; ++i) dwdt[i] = pdi::optimal_rate(P, Q[i], upwind_z(w, i, dy));
 }
 

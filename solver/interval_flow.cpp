@@ -30,8 +30,8 @@ double checked_lsi(const FunctionLsi& f, double s, double t) {
   const double c = f.c(s, t, std::numeric_limits<double>::quiet_NaN());
   if (!(c >= 0.0) || std::isinf(c)) {
     std::ostringstream msg;
-    msg << "LSI schedule '" << f.description() << "' gave c = " << c << " at s = " << s
-        << ", t = " << t << ": it must be finite and >= 0";
+    msg << "LSI schedule '" << f.description() << "' gave c = " << c << " at s = " << s << ", t = " << t
+        << ": it must be finite and >= 0";
     throw std::domain_error(msg.str());
   }
   return c;
@@ -41,13 +41,13 @@ double checked_lsi(const FunctionLsi& f, double s, double t) {
 /// tolerance / 1000) and returns both end states: the finer one is the value, their difference
 /// the error estimate used for the conservative bias.
 template <class System>
-std::pair<std::array<double, 2>, std::array<double, 2>> integrate_twice(
-    System system, std::array<double, 2> x0, double tau, const IntegrationTolerance& tol) {
+std::pair<std::array<double, 2>, std::array<double, 2>> integrate_twice(System system, std::array<double, 2> x0,
+                                                                        double tau, const IntegrationTolerance& tol) {
   using State = std::array<double, 2>;
   auto run = [&](double scale) {
     State x = x0;
-    auto stepper = odeint::make_controlled(tol.absolute * scale, tol.relative * scale,
-                                           odeint::runge_kutta_dopri5<State>());
+    auto stepper =
+        odeint::make_controlled(tol.absolute * scale, tol.relative * scale, odeint::runge_kutta_dopri5<State>());
     integrate_guarded(stepper, system, x, 0.0, tau, tau / 64.0);
     return x;
   };
@@ -164,20 +164,18 @@ double function_optimal(const DiffusionInterval& iv, double w0, double t0, const
 
 }  // namespace
 
-IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
-                              double start_inverse_lsi, double start_time,
-                              const IntegrationTolerance& tol) {
+IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma, double start_inverse_lsi,
+                              double start_time, const IntegrationTolerance& tol) {
   // Time-dependent sigma(t), S_v(t): no closed form, the coefficients are integrated exactly.
   if (interval.varies()) return function_fixed(interval, gamma, start_time, tol);
-  return std::visit(
-      Overloaded{
-          [&](const ConstantLsi& c) { return constant_fixed(c, interval, gamma, interval.duration); },
-          [&](const GaussianConvolutionLsi&) {
-            return gaussian_convolution_fixed(interval, gamma, start_inverse_lsi, interval.duration);
-          },
-          [&](const FunctionLsi&) { return function_fixed(interval, gamma, start_time, tol); },
-      },
-      interval.lsi);
+  return std::visit(Overloaded{
+                        [&](const ConstantLsi& c) { return constant_fixed(c, interval, gamma, interval.duration); },
+                        [&](const GaussianConvolutionLsi&) {
+                          return gaussian_convolution_fixed(interval, gamma, start_inverse_lsi, interval.duration);
+                        },
+                        [&](const FunctionLsi&) { return function_fixed(interval, gamma, start_time, tol); },
+                    },
+                    interval.lsi);
 }
 
 bool has_closed_form_pieces(const DiffusionInterval& interval) {
@@ -198,39 +196,36 @@ IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, 
   throw std::logic_error("fixed_gamma_piece: no closed form for a function LSI schedule");
 }
 
-double optimal_gamma_flow(const DiffusionInterval& interval, double w_start,
-                          double start_inverse_lsi, double start_time,
-                          const IntegrationTolerance& tol) {
+double optimal_gamma_flow(const DiffusionInterval& interval, double w_start, double start_inverse_lsi,
+                          double start_time, const IntegrationTolerance& tol) {
   if (interval.varies()) return function_optimal(interval, w_start, start_time, tol);
-  return std::visit(
-      Overloaded{
-          [&](const ConstantLsi& c) { return constant_optimal(c, interval, w_start); },
-          [&](const GaussianConvolutionLsi&) {
-            return gaussian_convolution_optimal(interval, w_start, start_inverse_lsi);
-          },
-          [&](const FunctionLsi&) { return function_optimal(interval, w_start, start_time, tol); },
-      },
-      interval.lsi);
+  return std::visit(Overloaded{
+                        [&](const ConstantLsi& c) { return constant_optimal(c, interval, w_start); },
+                        [&](const GaussianConvolutionLsi&) {
+                          return gaussian_convolution_optimal(interval, w_start, start_inverse_lsi);
+                        },
+                        [&](const FunctionLsi&) { return function_optimal(interval, w_start, start_time, tol); },
+                    },
+                    interval.lsi);
 }
 
-double end_inverse_lsi(const DiffusionInterval& interval, double start_inverse_lsi,
-                       double start_time) {
-  return std::visit(
-      Overloaded{
-          [&](const ConstantLsi& c) { return 1.0 / c.c; },
-          [&](const GaussianConvolutionLsi&) {
-            if ((interval.varying && interval.varying->sigma.f))
-              throw std::logic_error("time-dependent sigma(t) with the Gaussian-convolution LSI family is not supported");
-            return start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * interval.duration;
-          },
-          [&](const FunctionLsi& f) {
-            // An order-dependent schedule has no single LSI constant to carry on.
-            if (f.depends_on_alpha) return std::numeric_limits<double>::quiet_NaN();
-            const double c = checked_lsi(f, interval.duration, start_time + interval.duration);
-            return c > 0.0 ? 1.0 / c : kInf;
-          },
-      },
-      interval.lsi);
+double end_inverse_lsi(const DiffusionInterval& interval, double start_inverse_lsi, double start_time) {
+  return std::visit(Overloaded{
+                        [&](const ConstantLsi& c) { return 1.0 / c.c; },
+                        [&](const GaussianConvolutionLsi&) {
+                          if ((interval.varying && interval.varying->sigma.f))
+                            throw std::logic_error(
+                                "time-dependent sigma(t) with the Gaussian-convolution LSI family is not supported");
+                          return start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * interval.duration;
+                        },
+                        [&](const FunctionLsi& f) {
+                          // An order-dependent schedule has no single LSI constant to carry on.
+                          if (f.depends_on_alpha) return std::numeric_limits<double>::quiet_NaN();
+                          const double c = checked_lsi(f, interval.duration, start_time + interval.duration);
+                          return c > 0.0 ? 1.0 / c : kInf;
+                        },
+                    },
+                    interval.lsi);
 }
 
 }  // namespace rdpdyn

@@ -33,9 +33,8 @@ struct IntervalFlow {
 /// Flow for a fixed gamma in (0, 1]. start_inverse_lsi is 1/c at the start of the interval (used
 /// by the Gaussian-convolution family). Exact closed forms for ConstantLsi and
 /// GaussianConvolutionLsi; adaptive Dormand-Prince with the bias above for FunctionLsi.
-IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma,
-                              double start_inverse_lsi, double start_time,
-                              const IntegrationTolerance& tol);
+IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma, double start_inverse_lsi,
+                              double start_time, const IntegrationTolerance& tol);
 
 /// True when fixed_gamma_piece has a closed form for the interval (constant or Gaussian-convolution
 /// LSI): the flow over any sub-interval then costs a few elementary functions.
@@ -52,13 +51,11 @@ IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, 
 /// of the right-hand side (docs/math.md section 3.4): dw/dt = P if Q w <= P else
 /// 2 sqrt(P Q w) - Q w. Closed form for ConstantLsi and GaussianConvolutionLsi, adaptive for
 /// FunctionLsi. Returns w at the end of the interval.
-double optimal_gamma_flow(const DiffusionInterval& interval, double w_start,
-                          double start_inverse_lsi, double start_time,
-                          const IntegrationTolerance& tol);
+double optimal_gamma_flow(const DiffusionInterval& interval, double w_start, double start_inverse_lsi,
+                          double start_time, const IntegrationTolerance& tol);
 
 /// Inverse LSI constant at the end of the interval: A + 2 tau sigma^2 for the Gaussian
 /// convolution family (C21 Lemma 9), 1/c for a constant schedule, 1/c(tau) for a function.
-double end_inverse_lsi(const DiffusionInterval& interval, double start_inverse_lsi,
-                       double start_time);
+double end_inverse_lsi(const DiffusionInterval& interval, double start_inverse_lsi, double start_time);
 
 }  // namespace rdpdyn

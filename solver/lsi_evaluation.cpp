@@ -11,29 +11,28 @@
 namespace rdpdyn {
 
 double lsi_constant_at(const DiffusionInterval& iv, double A0, double s, double t, double alpha) {
-  return std::visit(
-      Overloaded{
-          [](const ConstantLsi& c) { return c.c; },
-          [&](const GaussianConvolutionLsi&) {
-            const double V = A0 + 2.0 * iv.sigma * iv.sigma * s;
-            return V > 0.0 ? 1.0 / V : std::numeric_limits<double>::infinity();
-          },
-          [&](const FunctionLsi& f) {
-            const double c = f.c(s, t, alpha);
-            if (!(c >= 0.0) || std::isinf(c)) {
-              std::ostringstream msg;
-              msg << "LSI schedule '" << f.description() << "' gave c = " << c << " at s = " << s
-                  << ", t = " << t << ", alpha = " << alpha << ": it must be finite and >= 0";
-              throw std::domain_error(msg.str());
-            }
-            return c;
-          },
-      },
-      iv.lsi);
+  return std::visit(Overloaded{
+                        [](const ConstantLsi& c) { return c.c; },
+                        [&](const GaussianConvolutionLsi&) {
+                          const double V = A0 + 2.0 * iv.sigma * iv.sigma * s;
+                          return V > 0.0 ? 1.0 / V : std::numeric_limits<double>::infinity();
+                        },
+                        [&](const FunctionLsi& f) {
+                          const double c = f.c(s, t, alpha);
+                          if (!(c >= 0.0) || std::isinf(c)) {
+                            std::ostringstream msg;
+                            msg << "LSI schedule '" << f.description() << "' gave c = " << c << " at s = " << s
+                                << ", t = " << t << ", alpha = " << alpha << ": it must be finite and >= 0";
+                            throw std::domain_error(msg.str());
+                          }
+                          return c;
+                        },
+                    },
+                    iv.lsi);
 }
 
-double max_transport_bound(const DiffusionInterval& iv, double A0, double t_start,
-                           const double* alphas, std::size_t count) {
+double max_transport_bound(const DiffusionInterval& iv, double A0, double t_start, const double* alphas,
+                           std::size_t count) {
   const double two_s2 = 2.0 * iv.sigma * iv.sigma;
   if (std::holds_alternative<GaussianConvolutionLsi>(iv.lsi))
     return A0 > 0.0 ? std::log1p(two_s2 * iv.duration / A0) : std::numeric_limits<double>::infinity();

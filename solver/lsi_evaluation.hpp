@@ -14,7 +14,7 @@ double lsi_constant_at(const DiffusionInterval& interval, double A0, double s, d
 /// (1 - gamma) Q never exceeds Q). Exact for the closed-form families; for a user schedule or a
 /// time-dependent sigma(t) the maximum of Q at s = 0, duration/2, duration over the orders, times
 /// the duration (it sizes the finite-difference grid only; nothing reported depends on it).
-double max_transport_bound(const DiffusionInterval& interval, double A0, double t_start,
-                           const double* alphas, std::size_t count);
+double max_transport_bound(const DiffusionInterval& interval, double A0, double t_start, const double* alphas,
+                           std::size_t count);
 
 }  // namespace rdpdyn

@@ -28,7 +28,8 @@ void PetscSession::require() {
   argv_.push_back(nullptr);
   argc_ = static_cast<int>(arguments_.size());
   argv_pointer_ = argv_.data();
-  if (PetscInitialize(&argc_, &argv_pointer_, nullptr, nullptr) != 0) throw std::runtime_error("PetscInitialize failed");
+  if (PetscInitialize(&argc_, &argv_pointer_, nullptr, nullptr) != 0)
+    throw std::runtime_error("PetscInitialize failed");
   initialized_ = true;
 }
 

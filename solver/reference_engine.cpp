@@ -59,8 +59,8 @@ Coefficients coefficients(const ProgramStep& step, const StepStart& start, doubl
   const double t = start.t + s;
   const double gamma = step.gamma.is_field() ? step.gamma.field(alpha, t) : step.gamma.value;
   if (!(gamma > 0.0 && gamma <= 1.0))
-    throw std::domain_error("gamma = " + format_number(gamma) + " at alpha = " + format_number(alpha) + ", t = " +
-                            format_number(t) + ": must lie in (0, 1]");
+    throw std::domain_error("gamma = " + format_number(gamma) + " at alpha = " + format_number(alpha) +
+                            ", t = " + format_number(t) + ": must lie in (0, 1]");
   const double sigma = sigma_at(iv, t), sv = sensitivity_at(iv, t);
   const double c = lsi_constant_at(iv, start.inverse_lsi, s, t, alpha);
   return {sv * sv / (4.0 * gamma * sigma * sigma), 2.0 * (1.0 - gamma) * sigma * sigma * c};
@@ -128,8 +128,9 @@ class CharacteristicSolver {
     auto system = [&](const std::array<double, 1>& x, std::array<double, 1>& dxds, double s) {
       dxds[0] = coefficients(step, st, s, 1.0 + std::exp(x[0])).b;
     };
-    odeint::integrate_adaptive(odeint::make_controlled<odeint::runge_kutta_dopri5<std::array<double, 1>>>(absolute_, relative_),
-                               system, state, tau, s_end, -(tau - s_end) / 16.0);
+    odeint::integrate_adaptive(
+        odeint::make_controlled<odeint::runge_kutta_dopri5<std::array<double, 1>>>(absolute_, relative_), system, state,
+        tau, s_end, -(tau - s_end) / 16.0);
     return state[0];
   }
   void integrate(const ProgramStep& step, const StepStart& st, std::array<double, 2>& state, double s_begin,
@@ -139,8 +140,9 @@ class CharacteristicSolver {
       dxds[0] = k.b;
       dxds[1] = k.a - k.b * x[1];
     };
-    odeint::integrate_adaptive(odeint::make_controlled<odeint::runge_kutta_dopri5<std::array<double, 2>>>(absolute_, relative_),
-                               system, state, s_begin, s_end, (s_end - s_begin) / 16.0);
+    odeint::integrate_adaptive(
+        odeint::make_controlled<odeint::runge_kutta_dopri5<std::array<double, 2>>>(absolute_, relative_), system, state,
+        s_begin, s_end, (s_end - s_begin) / 16.0);
   }
 
   const PrivacyProgram& program_;
@@ -165,10 +167,12 @@ class ReferenceEngine final : public Engine {
   std::string name() const override { return "reference"; }
   std::string method(const EngineSettings& settings) const override {
     return "reference: the characteristic ODEs in y = ln(alpha-1), w = R/alpha (C21 eq. (13), docs/math.md s.2.3) "
-           "integrated by Boost.Odeint Dormand-Prince 5(4), rtol = " + format_number(settings.tolerance.relative) +
-           ", atol = " + format_number(settings.tolerance.absolute) + ", each value raised by " +
-           format_number(settings.tolerance.safety_factor) + " x its difference from a run at 1/1000 of the "
-           "tolerance, and at least by rtol relative (an a-posteriori estimate, not a proof); one characteristic per order and record, back to "
+           "integrated by Boost.Odeint Dormand-Prince 5(4), rtol = " +
+           format_number(settings.tolerance.relative) + ", atol = " + format_number(settings.tolerance.absolute) +
+           ", each value raised by " + format_number(settings.tolerance.safety_factor) +
+           " x its difference from a run at 1/1000 of the "
+           "tolerance, and at least by rtol relative (an a-posteriori estimate, not a proof); one characteristic per "
+           "order and record, back to "
            "its foot and forward through the events; a cross-check of the other engines";
   }
   std::optional<EngineRefusal> admit(EngineRequest& r) const override {
@@ -181,11 +185,12 @@ class ReferenceEngine final : public Engine {
                            "not the pointwise-optimal one"};
     const double work = integration_work(r.steps, r.record, static_cast<double>(r.orders.size()));
     if (work > kReferenceEngineMaxWork)
-      return EngineRefusal{r.record.every > 0 ? "output.record_every" : r.steps_key,
-                           r.record.every > 0 ? std::to_string(r.record.every) : r.steps_value,
-                           "the reference engine integrates every record's characteristics from the start: " +
-                               format_count(work) + " order-steps, more than its " + format_count(kReferenceEngineMaxWork) +
-                               " (raise output.record_every, or lower " + r.steps_key + " or the orders)"};
+      return EngineRefusal{
+          r.record.every > 0 ? "output.record_every" : r.steps_key,
+          r.record.every > 0 ? std::to_string(r.record.every) : r.steps_value,
+          "the reference engine integrates every record's characteristics from the start: " + format_count(work) +
+              " order-steps, more than its " + format_count(kReferenceEngineMaxWork) +
+              " (raise output.record_every, or lower " + r.steps_key + " or the orders)"};
     return std::nullopt;
   }
   bool optimal_gamma_by_default(const InitialCurve&) const override { return false; }
@@ -208,7 +213,8 @@ class ReferenceEngine final : public Engine {
         const double raise = std::max(tol.safety_factor * std::abs(f - c), tol.relative * std::abs(f));
         row[j] = outward::round_up(f + raise, 16.0 * outward::kUnitRoundoff);
       }
-      const double t = k == 0 ? 0.0 : starts[static_cast<std::size_t>(k - 1)].t + program.step(k - 1).diffusion.duration;
+      const double t =
+          k == 0 ? 0.0 : starts[static_cast<std::size_t>(k - 1)].t + program.step(k - 1).diffusion.duration;
       const double A = k == 0 ? program.initial_inverse_lsi : starts[static_cast<std::size_t>(k - 1)].inverse_lsi_after;
       observer.record({k, t, lsi_constant_from_inverse(A), row, {}});
       summary.final_R = row;

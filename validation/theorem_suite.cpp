@@ -36,8 +36,8 @@ Solution reported_solution(const RunSpec& spec) {
   return sol;
 }
 
-CheckResult compare(std::string name, std::string description, const RunSpec& spec,
-                    const Reference& reference, double tolerance) {
+CheckResult compare(std::string name, std::string description, const RunSpec& spec, const Reference& reference,
+                    double tolerance) {
   const Solution sol = reported_solution(spec);
   double worst = 0.0;
   for (std::size_t r = 0; r < sol.record_count(); ++r) {
@@ -64,51 +64,59 @@ std::vector<CheckResult> run_theorem_suite() {
     RunSpec spec = figure_setting(400);
     spec.lsi = LsiSpec::constant(100.0);
     spec.gamma = GammaChoice::fixed(1.0);
-    results.push_back(compare("thm1", "gamma = 1, constant c: engine vs C21 Thm 1", spec,
-                              [&](double al, std::size_t r, const Solution& s) {
-                                return closed_forms::thm1(al, Sg / n, sigma, s.times[r]);
-                              }, 1e-12));
+    results.push_back(compare(
+        "thm1", "gamma = 1, constant c: engine vs C21 Thm 1", spec,
+        [&](double al, std::size_t r, const Solution& s) { return closed_forms::thm1(al, Sg / n, sigma, s.times[r]); },
+        1e-12));
   }
   for (double gamma : {0.5, 0.3}) {  // C21 Thm 2, exact per-step stitching of the constant case.
     RunSpec spec = figure_setting(400);
     spec.lsi = LsiSpec::constant(1000.0);
     spec.gamma = GammaChoice::fixed(gamma);
-    results.push_back(compare(gamma == 0.5 ? "thm2" : "thm2-gamma0.3",
-                              "constant c = 1000, gamma = " + std::to_string(gamma).substr(0, 3) +
-                                  ": engine vs C21 Thm 2",
-                              spec, [&, gamma](double al, std::size_t r, const Solution& s) {
-                                return closed_forms::thm2(al, Sg, n, sigma, 1000.0, gamma, eta * K(s, r));
-                              }, 1e-12));
+    results.push_back(compare(
+        gamma == 0.5 ? "thm2" : "thm2-gamma0.3",
+        "constant c = 1000, gamma = " + std::to_string(gamma).substr(0, 3) + ": engine vs C21 Thm 2", spec,
+        [&, gamma](double al, std::size_t r, const Solution& s) {
+          return closed_forms::thm2(al, Sg, n, sigma, 1000.0, gamma, eta * K(s, r));
+        },
+        1e-12));
   }
   {  // The same through the adaptive integrator (user-supplied schedule).
     RunSpec spec = figure_setting(100);
     spec.lsi = LsiSpec::of_function({[](double, double, double) { return 1000.0; }, "1000"});
     spec.gamma = GammaChoice::fixed(0.3);
-    results.push_back(compare("thm2-odeint",
-                              "function schedule c(s,t) = 1000 through Boost.Odeint, gamma = 0.3: "
-                              "engine vs C21 Thm 2",
-                              spec, [&](double al, std::size_t r, const Solution& s) {
-                                return closed_forms::thm2(al, Sg, n, sigma, 1000.0, 0.3, eta * K(s, r));
-                              }, 1e-8));
+    results.push_back(compare(
+        "thm2-odeint",
+        "function schedule c(s,t) = 1000 through Boost.Odeint, gamma = 0.3: "
+        "engine vs C21 Thm 2",
+        spec,
+        [&](double al, std::size_t r, const Solution& s) {
+          return closed_forms::thm2(al, Sg, n, sigma, 1000.0, 0.3, eta * K(s, r));
+        },
+        1e-8));
   }
   for (double lambda : {1.0, 4.0}) {  // C21 Cor 1 (Figure 1 setting).
     RunSpec spec = figure_setting(1000);
     spec.lsi = LsiSpec::strongly_convex(lambda, 4.0);
-    results.push_back(compare("cor1-lambda" + std::to_string(static_cast<int>(lambda)),
-                              "strongly convex, beta = 4, gamma = 1/2: engine vs C21 Cor 1", spec,
-                              [&, lambda](double al, std::size_t r, const Solution& s) {
-                                return closed_forms::cor1(al, Sg, n, sigma, lambda, eta, K(s, r));
-                              }, 1e-12));
+    results.push_back(compare(
+        "cor1-lambda" + std::to_string(static_cast<int>(lambda)),
+        "strongly convex, beta = 4, gamma = 1/2: engine vs C21 Cor 1", spec,
+        [&, lambda](double al, std::size_t r, const Solution& s) {
+          return closed_forms::cor1(al, Sg, n, sigma, lambda, eta, K(s, r));
+        },
+        1e-12));
   }
   {  // C21 Cor 2 (Figure 2 setting).
     RunSpec spec = figure_setting(1000);
     spec.algorithm.loss = LossKind::Squared;
     spec.lsi = LsiSpec::squared_loss();
-    results.push_back(compare("cor2", "squared loss, c = (2-eta)/(2 sigma^2), gamma = 1/2: engine vs "
-                              "C21 Cor 2", spec,
-                              [&](double al, std::size_t r, const Solution& s) {
-                                return closed_forms::cor2(al, Sg, n, sigma, eta, K(s, r));
-                              }, 1e-12));
+    results.push_back(compare(
+        "cor2",
+        "squared loss, c = (2-eta)/(2 sigma^2), gamma = 1/2: engine vs "
+        "C21 Cor 2",
+        spec,
+        [&](double al, std::size_t r, const Solution& s) { return closed_forms::cor2(al, Sg, n, sigma, eta, K(s, r)); },
+        1e-12));
   }
   {  // Optimal gamma + LSI recursion is exact on the squared loss (docs/math.md section 3.4). The
      // reference is C21 Thm 3's exact divergence in 50-digit arithmetic: the reported (outward-
@@ -135,19 +143,22 @@ std::vector<CheckResult> run_theorem_suite() {
                        "squared loss, LSI recursion (C21 Lemmas 8, 9), optimal gamma: reported values vs the "
                        "exact divergence of C21 Thm 3 (50 digits), every step",
                        worst, 1e-9, worst <= 1e-9});
-    results.push_back({"thm3-sound",
-                       "the same values never below the exact divergence: largest relative shortfall",
+    results.push_back({"thm3-sound", "the same values never below the exact divergence: largest relative shortfall",
                        shortfall, 0.0, shortfall <= 0.0});
   }
   {  // Composition: gamma = 1 per step equals the moments-accountant baseline (C21 App. E).
     RunSpec spec = figure_setting(300);
     spec.lsi = LsiSpec::recursion(1.0, 4.0);
     spec.gamma = GammaChoice::fixed(1.0);
-    results.push_back(compare("composition", "gamma = 1, LSI recursion: engine vs composition "
-                              "baseline (C21 App. E)", spec,
-                              [&](double al, std::size_t r, const Solution& s) {
-                                return closed_forms::composition(al, Sg, n, sigma, eta, K(s, r));
-                              }, 1e-12));
+    results.push_back(compare(
+        "composition",
+        "gamma = 1, LSI recursion: engine vs composition "
+        "baseline (C21 App. E)",
+        spec,
+        [&](double al, std::size_t r, const Solution& s) {
+          return closed_forms::composition(al, Sg, n, sigma, eta, K(s, r));
+        },
+        1e-12));
   }
   {  // Transport: R_0 = kappa alpha^2 is carried along dy/dt = a1 (docs/math.md section 2.3).
     RunSpec spec = figure_setting(200);
@@ -157,16 +168,19 @@ std::vector<CheckResult> run_theorem_suite() {
     spec.orders = {1.01, 1.1, 2.0, 5.0, 32.0, 256.0, 1e4};
     // Independent analytic solution: A(t) = 2(1-gamma) sigma^2 c t, alpha_0 = 1 + (alpha-1) e^{-A},
     // R = alpha [e^{-A} kappa alpha_0 + S_v^2/(8 gamma (1-gamma) sigma^4 c) (1 - e^{-A})].
-    results.push_back(compare("transport", "R_0 = 0.01 alpha^2, constant c: engine vs the analytic "
-                              "characteristic solution (docs/math.md section 2.3)", spec,
-                              [&](double al, std::size_t r, const Solution& s) {
-                                const double A = 2.0 * (1.0 - gamma) * sigma * sigma * c * s.times[r];
-                                const double a0 = 1.0 + (al - 1.0) * std::exp(-A);
-                                const double Sv = Sg / n;
-                                const double src = Sv * Sv / (8.0 * gamma * (1.0 - gamma) * std::pow(sigma, 4) * c) *
-                                                   -std::expm1(-A);
-                                return al * (std::exp(-A) * kappa * a0 + src);
-                              }, 1e-11));
+    results.push_back(compare(
+        "transport",
+        "R_0 = 0.01 alpha^2, constant c: engine vs the analytic "
+        "characteristic solution (docs/math.md section 2.3)",
+        spec,
+        [&](double al, std::size_t r, const Solution& s) {
+          const double A = 2.0 * (1.0 - gamma) * sigma * sigma * c * s.times[r];
+          const double a0 = 1.0 + (al - 1.0) * std::exp(-A);
+          const double Sv = Sg / n;
+          const double src = Sv * Sv / (8.0 * gamma * (1.0 - gamma) * std::pow(sigma, 4) * c) * -std::expm1(-A);
+          return al * (std::exp(-A) * kappa * a0 + src);
+        },
+        1e-11));
   }
   {  // Transport through the Gaussian-convolution family (LSI recursion, Gaussian initialisation).
     RunSpec spec = figure_setting(50);
@@ -199,14 +213,17 @@ std::vector<CheckResult> run_theorem_suite() {
         B_at.push_back(B);
       }
     }
-    results.push_back(compare("transport-recursion",
-                              "R_0 = 0.02 alpha^2, LSI recursion: engine vs characteristics "
-                              "integrated by quadrature", spec,
-                              [&](double al, std::size_t r, const Solution& s) {
-                                const auto k = static_cast<std::size_t>(s.steps[r]);
-                                const double a0 = 1.0 + (al - 1.0) * std::exp(-T_at[k]);
-                                return al * (std::exp(-T_at[k]) * kappa * a0 + B_at[k]);
-                              }, 1e-9));
+    results.push_back(compare(
+        "transport-recursion",
+        "R_0 = 0.02 alpha^2, LSI recursion: engine vs characteristics "
+        "integrated by quadrature",
+        spec,
+        [&](double al, std::size_t r, const Solution& s) {
+          const auto k = static_cast<std::size_t>(s.steps[r]);
+          const double a0 = 1.0 + (al - 1.0) * std::exp(-T_at[k]);
+          return al * (std::exp(-T_at[k]) * kappa * a0 + B_at[k]);
+        },
+        1e-9));
   }
   {  // Langevin diffusion: C21 Thm 2 with eta K -> t.
     RunSpec spec;
@@ -218,11 +235,15 @@ std::vector<CheckResult> run_theorem_suite() {
     spec.algorithm.intervals = 50;
     spec.lsi = LsiSpec::constant(10.0);
     spec.orders = {2.0, 8.0, 64.0};
-    results.push_back(compare("langevin-thm2", "Langevin diffusion, constant c = 10, gamma = 1/2: "
-                              "engine vs C21 Thm 2 (eta K -> t)", spec,
-                              [&](double al, std::size_t r, const Solution& s) {
-                                return closed_forms::thm2(al, 1.0, 100.0, 0.1, 10.0, 0.5, s.times[r]);
-                              }, 1e-12));
+    results.push_back(compare(
+        "langevin-thm2",
+        "Langevin diffusion, constant c = 10, gamma = 1/2: "
+        "engine vs C21 Thm 2 (eta K -> t)",
+        spec,
+        [&](double al, std::size_t r, const Solution& s) {
+          return closed_forms::thm2(al, 1.0, 100.0, 0.1, 10.0, 0.5, s.times[r]);
+        },
+        1e-12));
   }
   return results;
 }

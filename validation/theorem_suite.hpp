@@ -8,8 +8,8 @@ namespace rdpdyn {
 
 struct CheckResult {
   std::string name;
-  std::string description;   ///< what is compared, with the citation
-  double max_relative_error; ///< max over records and orders of |engine - reference| / |reference|
+  std::string description;    ///< what is compared, with the citation
+  double max_relative_error;  ///< max over records and orders of |engine - reference| / |reference|
   double tolerance;
   bool passed;
 };

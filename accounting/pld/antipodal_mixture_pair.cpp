@@ -31,8 +31,10 @@ Difference difference(double a, double b, double rel) { return {a - b, (a + b) *
 }  // namespace
 
 AntipodalMixturePair::AntipodalMixturePair(double q, double c) : q_(q), c_(c) {
-  if (!(q > 0.0 && q < 1.0)) throw std::invalid_argument("antipodal pair: q = " + format_number(q) + " must lie in (0, 1)");
-  if (!(c > 0.0) || !std::isfinite(c)) throw std::invalid_argument("antipodal pair: c = " + format_number(c) + " must be positive and finite");
+  if (!(q > 0.0 && q < 1.0))
+    throw std::invalid_argument("antipodal pair: q = " + format_number(q) + " must lie in (0, 1)");
+  if (!(c > 0.0) || !std::isfinite(c))
+    throw std::invalid_argument("antipodal pair: c = " + format_number(c) + " must be positive and finite");
   log_k_ = std::log(q) - std::log1p(-q) - 0.5 * c * c;
 }
 

@@ -110,8 +110,10 @@ std::size_t cell_modulo(std::int64_t j, std::size_t n) {
 void check_parts(std::span<const CountedLoss> parts) {
   if (parts.empty()) throw std::invalid_argument("compose_in_fourier: no parts");
   for (const auto& part : parts) {
-    if (!part.pld || part.count < 1) throw std::invalid_argument("compose_in_fourier: a part needs a PLD and a count >= 1");
-    if (part.pld->h != parts.front().pld->h) throw std::invalid_argument("compose_in_fourier: the parts need one grid spacing");
+    if (!part.pld || part.count < 1)
+      throw std::invalid_argument("compose_in_fourier: a part needs a PLD and a count >= 1");
+    if (part.pld->h != parts.front().pld->h)
+      throw std::invalid_argument("compose_in_fourier: the parts need one grid spacing");
     if (part.pld->log_weighted_error != -kInf || part.pld->absolute_error != 0.0 || part.pld->relative_error != 0.0)
       throw std::invalid_argument("compose_in_fourier: the parts must be fresh discretisations (no ledgers)");
   }
@@ -206,7 +208,8 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
     out.tail_excess += static_cast<double>(part.count) * part.pld->tail_excess;
     out.factors += part.count * part.pld->factors;
   }
-  const double infinity = std::min(1.0, -std::expm1(log_finite) * (1.0 + 16.0 * u * (8.0 + static_cast<double>(parts.size()))));
+  const double infinity =
+      std::min(1.0, -std::expm1(log_finite) * (1.0 + 16.0 * u * (8.0 + static_cast<double>(parts.size()))));
 
   if (composed_log_moment(moments, parts, 0, +1) == -kInf) {
     out.mass = {0.0};  // some step always has an infinite loss
@@ -216,7 +219,8 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
   std::size_t theta_index = chernoff_tilt_index(moments, parts, grid, options.reference_delta);
   if (options.tilt > 0.0) {
     const auto at = std::find(grid.begin(), grid.end(), options.tilt);
-    if (at == grid.end()) throw std::invalid_argument("compose_in_fourier: a tilt must come from tilt_at_epsilon or chernoff_tilt");
+    if (at == grid.end())
+      throw std::invalid_argument("compose_in_fourier: a tilt must come from tilt_at_epsilon or chernoff_tilt");
     theta_index = static_cast<std::size_t>(at - grid.begin());
   }
   const double theta = grid[theta_index];
@@ -286,9 +290,9 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
     if (cells < best_cells) best_cells = cells, first = b;
   }
   if (!(best_cells <= static_cast<double>(options.max_points)))
-    throw std::length_error("the composed privacy loss needs " + std::to_string(static_cast<long long>(std::min(best_cells, 1e18))) +
-                            " grid points at spacing " + std::to_string(h) + ", more than the limit " +
-                            std::to_string(options.max_points));
+    throw std::length_error(
+        "the composed privacy loss needs " + std::to_string(static_cast<long long>(std::min(best_cells, 1e18))) +
+        " grid points at spacing " + std::to_string(h) + ", more than the limit " + std::to_string(options.max_points));
   const std::size_t n = fft_size(std::max<std::size_t>(64, static_cast<std::size_t>(best_cells)));
   const double b_loss = static_cast<double>(first) * h;
   const double end_loss = static_cast<double>(first + static_cast<std::int64_t>(n)) * h;  // first loss beyond
@@ -304,7 +308,7 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
   wrapped_down *= 1.0 + 1e-12;
   if (first + static_cast<std::int64_t>(n) > support_last) upper_tail = wrapped_down = 0.0;
   const double lower_tail = lower_tail_at(b_loss);
-  const double below_compensation = b_loss > 0.0 ? lower_tail : 0.0;   // to the infinity atom
+  const double below_compensation = b_loss > 0.0 ? lower_tail : 0.0;  // to the infinity atom
   const double wrapped_up = std::exp(-theta * static_cast<double>(n) * h) * lower_tail * (1.0 + 1e-12);
 
   // Tilt, transform, raise to the counts and multiply.
@@ -365,9 +369,10 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
 
   // The L2 error of the tilted result (header; Higham Thm 24.2 and Lemma 3.5), then its L1 bound.
   const double spectrum_bound = std::exp(log_spectrum_bound * (1.0 + 1e-12));
-  const double product_error = std::expm1((steps + static_cast<double>(parts.size())) * std::log1p(std::sqrt(2.0) * 2.0 * u / (1.0 - 2.0 * u)));
-  const double l2_error = spectrum_bound * (forward_error * (1.0 + product_error) + product_error + rho * (1.0 + product_error) +
-                                            2.0 * u * (1.0 + product_error));
+  const double product_error =
+      std::expm1((steps + static_cast<double>(parts.size())) * std::log1p(std::sqrt(2.0) * 2.0 * u / (1.0 - 2.0 * u)));
+  const double l2_error = spectrum_bound * (forward_error * (1.0 + product_error) + product_error +
+                                            rho * (1.0 + product_error) + 2.0 * u * (1.0 + product_error));
   const double l1_error = root_n * l2_error * (1.0 + 1e-9);
 
   // Untilt: m_J = y_J e^{S - theta J h}, capped at 1 (every exact mass is at most 1, so the cap only
@@ -387,10 +392,12 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
       out.mass[r] = 0.0;
       continue;
     }
-    largest_untilt_argument = std::max(largest_untilt_argument, std::fabs(log_norm) + std::fabs(theta * out.loss_at(r)));
+    largest_untilt_argument =
+        std::max(largest_untilt_argument, std::fabs(log_norm) + std::fabs(theta * out.loss_at(r)));
     out.mass[r] = argument > 700.0 ? std::min(1.0, std::exp(std::log(y) + argument)) : std::min(1.0, y * factor);
   }
-  const double untilt_error = 2.0 * u * largest_untilt_argument + (6.0 + kRampError + 2.0 * kRampBlock * std::fabs(theta * h)) * u +
+  const double untilt_error = 2.0 * u * largest_untilt_argument +
+                              (6.0 + kRampError + 2.0 * kRampBlock * std::fabs(theta * h)) * u +
                               2.0 * u * (4.0 + static_cast<double>(parts.size())) * norm_magnitude;
   out.relative_error = std::expm1((log_tilt_error + std::log1p(untilt_error)) * (1.0 + 1e-9)) * (1.0 + 1e-9);
   if (!(l1_error >= 0.0) || !(spectrum_bound >= 1.0))

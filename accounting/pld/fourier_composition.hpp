@@ -38,7 +38,7 @@ struct FourierOptions {
   double reference_delta = 1e-5;  ///< the delta the result is read at: sets the tilt
   /// The tilt theta of the ledger: 0 = the Chernoff-optimal one for reference_delta (chernoff_tilt).
   double tilt = 0.0;
-  double tail = 1e-12;            ///< at most this much mass beyond each end of the window
+  double tail = 1e-12;                            ///< at most this much mass beyond each end of the window
   std::size_t max_points = std::size_t{1} << 22;  ///< refuse (std::length_error) a longer window
 };
 

@@ -121,7 +121,10 @@ double GaussianMixturePair::newton_root(double target) const {
   double x = 0.5 * (a + b);
   for (int it = 0; it < 200; ++it) {
     const Approx l = forward_loss(x);
-    if (l.value < target) a = x; else b = x;
+    if (l.value < target)
+      a = x;
+    else
+      b = x;
     if (std::fabs(l.value - target) <= l.error || b - a <= 4.0 * u * std::max(1.0, std::fabs(x))) break;
     const double slope = forward_slope(x);
     double next = slope > 0.0 ? x - (l.value - target) / slope : 0.5 * (a + b);
@@ -134,7 +137,10 @@ double GaussianMixturePair::newton_root(double target) const {
 // delta(L(t)) of the forward pair and its error bound.
 double GaussianMixturePair::forward_value(double t, double& error, double& p_tail) const {
   p_tail = 0.0;
-  if (t == kInf) { error = 0.0; return 0.0; }
+  if (t == kInf) {
+    error = 0.0;
+    return 0.0;
+  }
   double value = 0.0;
   error = 0.0;
   const double mt = t >= 0.0 ? normal_mills_ratio(t) : 0.0;
@@ -167,7 +173,10 @@ double GaussianMixturePair::forward_value(double t, double& error, double& p_tai
 // delta(-L(t)) of the reverse pair and its error bound.
 double GaussianMixturePair::reverse_value(double t, double& error, double& p_tail) const {
   p_tail = 0.0;
-  if (t == -kInf) { error = 0.0; return 0.0; }
+  if (t == -kInf) {
+    error = 0.0;
+    return 0.0;
+  }
   const Approx l = forward_loss(t);
   p_tail = upper_tail(-t);  // P = N(0, 1) on {x < t}
   double value = 0.0;
@@ -214,7 +223,7 @@ Approx GaussianMixturePair::hockey_stick(double epsilon) const {
   } else {
     if (zero_weight_ > 0.0 && epsilon >= -log_zero_weight_) return {0.0, 0.0};
     const double t = threshold_for(-epsilon, /*above=*/true);  // -L(t) <= epsilon
-    if (t == kInf) return {0.5, 0.5 + 4.0 * u};  // [0, 1]
+    if (t == kInf) return {0.5, 0.5 + 4.0 * u};                // [0, 1]
     value = reverse_value(t, error, p_tail);
     const Approx l = forward_loss(t);
     slack = epsilon + l.value + l.error;
@@ -241,13 +250,15 @@ void GaussianMixturePair::loss_range(double tail, double& lo, double& hi) const 
 }
 
 GaussianMixturePair gaussian_pair(double mu) {
-  if (!(mu > 0.0) || !std::isfinite(mu)) throw std::invalid_argument("Gaussian pair: mu = " + format_number(mu) + " must be positive");
+  if (!(mu > 0.0) || !std::isfinite(mu))
+    throw std::invalid_argument("Gaussian pair: mu = " + format_number(mu) + " must be positive");
   return GaussianMixturePair({{1.0, mu}}, GaussianMixturePair::Direction::Forward,
                              "Gaussian, mu = " + format_number(mu));
 }
 
 GaussianMixturePair subsampled_gaussian_pair(double q, double mu, GaussianMixturePair::Direction direction) {
-  if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("subsampled Gaussian: q = " + format_number(q) + " must lie in (0, 1]");
+  if (!(q > 0.0 && q <= 1.0))
+    throw std::invalid_argument("subsampled Gaussian: q = " + format_number(q) + " must lie in (0, 1]");
   if (q == 1.0) return GaussianMixturePair({{1.0, mu}}, direction, "Gaussian, mu = " + format_number(mu));
   const char* name = direction == GaussianMixturePair::Direction::Forward ? "remove" : "add";
   return GaussianMixturePair({{1.0 - q, 0.0}, {q, mu}}, direction,

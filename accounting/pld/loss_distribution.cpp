@@ -15,7 +15,6 @@ namespace {
 constexpr double u = 0x1p-53;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-
 // log(e^x + e^y), -infinity neutral
 double log_add(double x, double y) {
   if (x == -kInf) return y;
@@ -38,8 +37,8 @@ void truncate(LossDistribution& p, double tail, double log_drop) {
   double top = 0.0;
   // Cut only above a loss where the moved entries' error bound e^{-theta l} W is at most `tail` too.
   const double lowest_cut = p.log_weighted_error == -kInf ? -kInf
-                            : p.tilt > 0.0               ? (p.log_weighted_error - std::log(tail)) / p.tilt
-                                                         : (p.log_weighted_error <= std::log(tail) ? -kInf : kInf);
+                            : p.tilt > 0.0                ? (p.log_weighted_error - std::log(tail)) / p.tilt
+                                                          : (p.log_weighted_error <= std::log(tail) ? -kInf : kInf);
   while (hi > 1 && top + m[hi - 1] <= tail && p.loss_at(hi - 1) > lowest_cut) top += m[--hi];
   std::size_t lo = 0;
   double dropped = -kInf, dropped_mass = 0.0;
@@ -59,11 +58,13 @@ void truncate(LossDistribution& p, double tail, double log_drop) {
   }
   if (top > 0.0) {
     // Rounded up: more mass at infinity only raises delta.
-    p.infinity_mass = std::min(1.0, std::nextafter(p.infinity_mass + top * (1.0 + 2.0 * u * static_cast<double>(m.size())), kInf));
+    p.infinity_mass =
+        std::min(1.0, std::nextafter(p.infinity_mass + top * (1.0 + 2.0 * u * static_cast<double>(m.size())), kInf));
     p.truncated += top * (1.0 + 2.0 * u * static_cast<double>(m.size()));
     if (p.log_weighted_error > -kInf) p.absolute_error += std::exp(p.log_weighted_error - p.tilt * p.loss_at(hi));
   }
-  if (dropped > -kInf) p.log_weighted_error = log_add(p.log_weighted_error, dropped + 4.0 * u * (1.0 + std::fabs(dropped)));
+  if (dropped > -kInf)
+    p.log_weighted_error = log_add(p.log_weighted_error, dropped + 4.0 * u * (1.0 + std::fabs(dropped)));
   if (lo > 0 || hi < m.size()) {
     m.erase(m.begin() + static_cast<std::ptrdiff_t>(hi), m.end());
     m.erase(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(lo));
@@ -143,7 +144,8 @@ double LossDistribution::error_at(double epsilon) const {
   if (log_weighted_error == -kInf) return absolute_error;
   const double weighted = std::exp(log_weighted_error - tilt * epsilon);
   // exp's argument carries u (|log W| + 2 |theta eps|) of rounding
-  return weighted * (1.0 + 4.0 * u * (1.0 + std::fabs(log_weighted_error) + 2.0 * std::fabs(tilt * epsilon))) + absolute_error;
+  return weighted * (1.0 + 4.0 * u * (1.0 + std::fabs(log_weighted_error) + 2.0 * std::fabs(tilt * epsilon))) +
+         absolute_error;
 }
 
 LossDistribution no_loss(double h) {
@@ -163,14 +165,14 @@ LossDistribution discretise(const DominatingPair& pair, const Discretisation& d,
   const double i_lo = std::floor(lo / h) - 1.0, i_hi = std::ceil(hi / h) + 1.0;
   if (!std::isfinite(i_lo) || !std::isfinite(i_hi) || i_hi - i_lo + 3.0 > static_cast<double>(d.max_points))
     throw std::length_error("the privacy loss of " + pair.describe() + " spans [" + format_number(lo) + ", " +
-                            format_number(hi) + "] nats: " + format_number((hi - lo) / h) +
-                            " grid points at spacing " + format_number(h) + ", more than the limit " +
-                            std::to_string(d.max_points));
+                            format_number(hi) + "] nats: " + format_number((hi - lo) / h) + " grid points at spacing " +
+                            format_number(h) + ", more than the limit " + std::to_string(d.max_points));
   const auto first = static_cast<std::int64_t>(i_lo), last = static_cast<std::int64_t>(i_hi);
   const std::size_t n = static_cast<std::size_t>(last - first + 1);
   // delta bounds at the grid points first - 1 .. last + 1
   std::vector<Approx> delta(n + 2);
-  for (std::size_t k = 0; k < n + 2; ++k) delta[k] = pair.hockey_stick(static_cast<double>(first - 1 + static_cast<std::int64_t>(k)) * h);
+  for (std::size_t k = 0; k < n + 2; ++k)
+    delta[k] = pair.hockey_stick(static_cast<double>(first - 1 + static_cast<std::int64_t>(k)) * h);
   const double decay = std::exp(-h);
   const double gap = -std::expm1(-h);  // 1 - e^{-h}
   // tails T_j for j = first .. last + 1 (index k = j - first), rounded up
@@ -212,10 +214,10 @@ DeltaBounds delta_at(const LossDistribution& p, double epsilon) {
   const Sum s = hockey_sum(p, epsilon);
   const double raw = p.infinity_mass + s.value;
   const double denominator = 1.0 - p.relative_error - 4.0 * u;
-  out.upper = denominator <= 0.0 ? 1.0  // the relative error allows anything: no information
-                                 : std::min(1.0, std::nextafter((raw * (1.0 + 4.0 * u) + s.error + p.error_at(epsilon)) /
-                                                                    denominator,
-                                                                kInf));
+  out.upper =
+      denominator <= 0.0
+          ? 1.0  // the relative error allows anything: no information
+          : std::min(1.0, std::nextafter((raw * (1.0 + 4.0 * u) + s.error + p.error_at(epsilon)) / denominator, kInf));
   const double shifted_eps = epsilon + static_cast<double>(p.factors) * p.h;
   const Sum shifted = hockey_sum(p, shifted_eps);
   out.lower = std::max(0.0, (p.infinity_mass + shifted.value - shifted.error - p.error_at(shifted_eps)) /
@@ -227,7 +229,8 @@ DeltaBounds delta_at(const LossDistribution& p, double epsilon) {
 double profile_epsilon(const LossDistribution& p, double delta) { return solve_profile(p, delta); }
 
 EpsilonBounds epsilon_at(const LossDistribution& p, double delta) {
-  if (!(delta > 0.0 && delta < 1.0)) throw std::invalid_argument("epsilon_at: delta = " + format_number(delta) + " must lie in (0, 1)");
+  if (!(delta > 0.0 && delta < 1.0))
+    throw std::invalid_argument("epsilon_at: delta = " + format_number(delta) + " must lie in (0, 1)");
   EpsilonBounds out;
   // Upper: aim below delta by the errors at the candidate (they shrink as epsilon grows), then
   // verify and step up.
@@ -247,8 +250,8 @@ EpsilonBounds epsilon_at(const LossDistribution& p, double delta) {
   }
   // Lower: the shifted profile less the subtracted terms exceeds delta below this epsilon.
   const double shift = static_cast<double>(p.factors) * p.h;
-  const double raise = ((delta + p.truncated + p.tail_excess) * (1.0 + p.relative_error + 8.0 * u) + p.absolute_error) *
-                       (1.0 + 1e-9);
+  const double raise =
+      ((delta + p.truncated + p.tail_excess) * (1.0 + p.relative_error + 8.0 * u) + p.absolute_error) * (1.0 + 1e-9);
   double low = raise < 1.0 ? solve_profile(p, raise + p.error_at(0.0)) : -kInf;
   if (low == kInf || low == -kInf) {
     out.lower = 0.0;

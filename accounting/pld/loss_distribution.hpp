@@ -34,19 +34,19 @@
 namespace rdpdyn::pld {
 
 struct LossDistribution {
-  double h = 1e-4;                 ///< grid spacing of the losses (nats)
-  std::int64_t offset = 0;         ///< mass[i] sits at loss (offset + i) h
-  std::vector<double> mass;        ///< finite losses
-  double infinity_mass = 0.0;      ///< P(L = +infinity), including mass moved there by truncation
-  double tilt = 0.0;               ///< theta >= 0 of the weighted error ledger
+  double h = 1e-4;             ///< grid spacing of the losses (nats)
+  std::int64_t offset = 0;     ///< mass[i] sits at loss (offset + i) h
+  std::vector<double> mass;    ///< finite losses
+  double infinity_mass = 0.0;  ///< P(L = +infinity), including mass moved there by truncation
+  double tilt = 0.0;           ///< theta >= 0 of the weighted error ledger
   /// log W: sum_i |error_i| e^{theta l_i} <= W (FFT round-off, mass dropped from the bottom);
   /// -infinity when there is none
   double log_weighted_error = -std::numeric_limits<double>::infinity();
-  double absolute_error = 0.0;     ///< A: error that reached the infinity atom
-  double relative_error = 0.0;     ///< componentwise relative error of `mass` (tilt rounding)
-  double truncated = 0.0;          ///< mass moved up by truncations (subtracted by the lower estimate)
-  double tail_excess = 0.0;        ///< bound on how far the tails exceed the exact connect-the-dots tails
-  std::int64_t factors = 0;        ///< discretised pairs composed (the lower estimate's shift in h)
+  double absolute_error = 0.0;  ///< A: error that reached the infinity atom
+  double relative_error = 0.0;  ///< componentwise relative error of `mass` (tilt rounding)
+  double truncated = 0.0;       ///< mass moved up by truncations (subtracted by the lower estimate)
+  double tail_excess = 0.0;     ///< bound on how far the tails exceed the exact connect-the-dots tails
+  std::int64_t factors = 0;     ///< discretised pairs composed (the lower estimate's shift in h)
 
   double loss_at(std::size_t i) const { return static_cast<double>(offset + static_cast<std::int64_t>(i)) * h; }
   /// The error bound these ledgers add to delta at epsilon (before the relative factor).
@@ -62,7 +62,7 @@ struct Discretisation {
   double h = 1e-4;
   double tail = 1e-15;
   std::size_t max_points = std::size_t{1} << 24;  ///< refuse (std::length_error) beyond
-  double tilt = 0.0;  ///< theta of the weighted error ledger (>= 0)
+  double tilt = 0.0;                              ///< theta of the weighted error ledger (>= 0)
   /// log of the weighted mass sum m_i e^{theta l_i} a truncation may drop from the bottom (charged to
   /// the ledger W); -infinity (the default) drops nothing
   double log_error_budget = -std::numeric_limits<double>::infinity();

@@ -30,7 +30,8 @@ PldAccountant::PldAccountant(std::vector<Direction> directions, AccountantOption
   if (directions_.empty()) throw std::invalid_argument("a PLD accountant needs a composition");
   for (const auto& d : directions_)
     for (const auto& part : d)
-      if (!part.pair || part.count < 1) throw std::invalid_argument("a PLD composition part needs a pair and a count >= 1");
+      if (!part.pair || part.count < 1)
+        throw std::invalid_argument("a PLD composition part needs a pair and a count >= 1");
   if (options_.grid != 0.0) {
     if (!is_exact_grid_spacing(options_.grid))
       throw std::invalid_argument("PLD grid " + format_number(options_.grid) + " must be 2^k or 3 x 2^k");
@@ -74,7 +75,8 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
 const PldAccountant::Composed& PldAccountant::chosen(double reference_delta) const {
   std::lock_guard lock(mutex_);
   if (auto it = cache_.find(reference_delta); it != cache_.end()) return it->second;
-  if (options_.grid > 0.0) return cache_.emplace(reference_delta, compose_at(options_.grid, reference_delta)).first->second;
+  if (options_.grid > 0.0)
+    return cache_.emplace(reference_delta, compose_at(options_.grid, reference_delta)).first->second;
   Composed prev = compose_at(kCoarsestGrid, reference_delta);
   double eps_prev = worst_epsilon(prev.plds, reference_delta);
   for (double h = kCoarsestGrid / 2.0; h >= kFinestGrid; h /= 2.0) {
@@ -111,7 +113,8 @@ EpsilonBounds PldAccountant::epsilon(double delta) const {
 }
 
 DeltaBounds PldAccountant::delta(double epsilon, double reference_delta) const {
-  if (!(epsilon >= 0.0)) throw std::invalid_argument("PLD delta: epsilon = " + format_number(epsilon) + " must be >= 0");
+  if (!(epsilon >= 0.0))
+    throw std::invalid_argument("PLD delta: epsilon = " + format_number(epsilon) + " must be >= 0");
   const Composed& c = chosen(reference_delta);
   DeltaBounds out{0.0, 0.0};
   for (const auto& p : c.plds) {

@@ -12,10 +12,13 @@
 namespace rdpdyn::pld {
 
 std::vector<std::pair<double, double>> binomial_size_bins(double n, double q, double k_lo, double k_hi) {
-  if (!(n >= 1.0 && n == std::floor(n))) throw std::invalid_argument("batch sizes: n = " + format_number(n) + " must be an integer >= 1");
-  if (!(q > 0.0 && q < 1.0)) throw std::invalid_argument("batch sizes: q = " + format_number(q) + " must lie in (0, 1)");
+  if (!(n >= 1.0 && n == std::floor(n)))
+    throw std::invalid_argument("batch sizes: n = " + format_number(n) + " must be an integer >= 1");
+  if (!(q > 0.0 && q < 1.0))
+    throw std::invalid_argument("batch sizes: q = " + format_number(q) + " must lie in (0, 1)");
   if (!(0.0 <= k_lo && k_lo <= k_hi && k_hi <= n))
-    throw std::invalid_argument("batch sizes: [" + format_number(k_lo) + ", " + format_number(k_hi) + "] must lie in [0, n]");
+    throw std::invalid_argument("batch sizes: [" + format_number(k_lo) + ", " + format_number(k_hi) +
+                                "] must lie in [0, n]");
   constexpr double u = 0x1p-53;
   const double mean = n * q, sd = std::sqrt(n * q * (1.0 - q));
   const double width = std::max(1.0, std::floor(sd / 3.0));
@@ -78,13 +81,16 @@ std::vector<std::pair<double, double>> binomial_size_bins(double n, double q, do
   return bins;
 }
 
-std::shared_ptr<const DominatingPair> sizes_revealed_step_pair(const std::vector<std::pair<double, double>>& bins, double mu) {
-  if (bins.size() == 1 && bins.front().second > 0.0) return fixed_size_subsampled_gaussian_pair(bins.front().second, mu);
+std::shared_ptr<const DominatingPair> sizes_revealed_step_pair(const std::vector<std::pair<double, double>>& bins,
+                                                               double mu) {
+  if (bins.size() == 1 && bins.front().second > 0.0)
+    return fixed_size_subsampled_gaussian_pair(bins.front().second, mu);
   std::vector<RevealedComponent> parts;
   for (const auto& [w, q] : bins) parts.push_back({w, q > 0.0 ? fixed_size_subsampled_gaussian_pair(q, mu) : nullptr});
   return std::make_shared<RevealedMixturePair>(std::move(parts), 0.0,
                                                "Poisson step under replace-one given its batch size (" +
-                                                   std::to_string(bins.size()) + " size bins), mu = " + format_number(mu));
+                                                   std::to_string(bins.size()) +
+                                                   " size bins), mu = " + format_number(mu));
 }
 
 }  // namespace rdpdyn::pld

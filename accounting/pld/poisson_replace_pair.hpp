@@ -28,6 +28,7 @@ namespace rdpdyn::pld {
 std::vector<std::pair<double, double>> binomial_size_bins(double n, double q, double k_lo, double k_hi);
 
 /// The step's pair for the binned sizes `bins` (as binomial_size_bins returns) and mu = Delta / noise std.
-std::shared_ptr<const DominatingPair> sizes_revealed_step_pair(const std::vector<std::pair<double, double>>& bins, double mu);
+std::shared_ptr<const DominatingPair> sizes_revealed_step_pair(const std::vector<std::pair<double, double>>& bins,
+                                                               double mu);
 
 }  // namespace rdpdyn::pld

@@ -31,7 +31,7 @@ class RealTransform {
   RealTransform& operator=(const RealTransform&) = delete;
 
   std::size_t size() const { return n_; }
-  std::span<double> values() { return {values_, n_}; }                         ///< length n
+  std::span<double> values() { return {values_, n_}; }                            ///< length n
   std::span<std::complex<double>> spectrum() { return {spectrum_, n_ / 2 + 1}; }  ///< length n/2 + 1
   /// values -> spectrum (unnormalised DFT; values are kept)
   void forward();

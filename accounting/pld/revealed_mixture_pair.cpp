@@ -11,17 +11,22 @@ namespace {
 constexpr double u = 0x1p-53;
 }
 
-RevealedMixturePair::RevealedMixturePair(std::vector<RevealedComponent> components, double apart_weight, std::string label)
+RevealedMixturePair::RevealedMixturePair(std::vector<RevealedComponent> components, double apart_weight,
+                                         std::string label)
     : apart_weight_(apart_weight), label_(std::move(label)) {
   if (!(apart_weight >= 0.0 && apart_weight <= 1.0))
-    throw std::invalid_argument("revealed mixture: apart weight " + format_number(apart_weight) + " must lie in [0, 1]");
+    throw std::invalid_argument("revealed mixture: apart weight " + format_number(apart_weight) +
+                                " must lie in [0, 1]");
   double total = apart_weight;
   for (auto& c : components) {
-    if (!(c.weight >= 0.0)) throw std::invalid_argument("revealed mixture: weight " + format_number(c.weight) + " must be >= 0");
+    if (!(c.weight >= 0.0))
+      throw std::invalid_argument("revealed mixture: weight " + format_number(c.weight) + " must be >= 0");
     total += c.weight;
     if (c.weight == 0.0) continue;
-    if (c.pair) components_.push_back(std::move(c));
-    else identical_weight_ += c.weight;
+    if (c.pair)
+      components_.push_back(std::move(c));
+    else
+      identical_weight_ += c.weight;
   }
   if (!(std::fabs(total - 1.0) <= 1e-12))
     throw std::invalid_argument("revealed mixture: the weights sum to " + format_number(total) + ", not 1");

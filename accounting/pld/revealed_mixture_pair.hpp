@@ -19,8 +19,8 @@
 namespace rdpdyn::pld {
 
 struct RevealedComponent {
-  double weight = 0.0;                          ///< w_j >= 0
-  std::shared_ptr<const DominatingPair> pair;   ///< nullptr: P_j = Q_j (no privacy loss)
+  double weight = 0.0;                         ///< w_j >= 0
+  std::shared_ptr<const DominatingPair> pair;  ///< nullptr: P_j = Q_j (no privacy loss)
 };
 
 class RevealedMixturePair final : public DominatingPair {

@@ -11,7 +11,8 @@ namespace rdpdyn::pld {
 
 SharedComponentPair::SharedComponentPair(double q, std::shared_ptr<const DominatingPair> inner)
     : q_(q), inner_(std::move(inner)) {
-  if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("shared-component pair: q = " + format_number(q) + " must lie in (0, 1]");
+  if (!(q > 0.0 && q <= 1.0))
+    throw std::invalid_argument("shared-component pair: q = " + format_number(q) + " must lie in (0, 1]");
   if (!inner_) throw std::invalid_argument("shared-component pair needs an inner pair");
 }
 
@@ -36,8 +37,9 @@ std::string SharedComponentPair::describe() const {
 double shared_component_gaussian_rdp(double q, double mu, double alpha) {
   const double inner = alpha * (alpha - 1.0) * mu * mu / 2.0;
   // log(1 - q + q e^x) = x + log(q + (1 - q) e^{-x}) once e^x would overflow
-  const double v = (inner < 500.0 ? std::log1p(q * std::expm1(inner)) : inner + std::log(q + (1.0 - q) * std::exp(-inner))) /
-                   (alpha - 1.0);
+  const double v =
+      (inner < 500.0 ? std::log1p(q * std::expm1(inner)) : inner + std::log(q + (1.0 - q) * std::exp(-inner))) /
+      (alpha - 1.0);
   return outward::round_up(v, 64.0 * outward::kUnitRoundoff * (1.0 + inner));
 }
 

@@ -39,10 +39,10 @@ double WorseOfPairs::infinite_loss_mass() const {
 std::shared_ptr<const DominatingPair> fixed_size_subsampled_gaussian_pair(double q, double mu) {
   using D = GaussianMixturePair::Direction;
   if (q == 1.0) return std::make_shared<GaussianMixturePair>(gaussian_pair(mu));
-  return std::make_shared<WorseOfPairs>(std::make_shared<GaussianMixturePair>(subsampled_gaussian_pair(q, mu, D::Forward)),
-                                        std::make_shared<GaussianMixturePair>(subsampled_gaussian_pair(q, mu, D::Reverse)),
-                                        "fixed-size subsampled Gaussian (replace-one, DRS C_q), q = " + format_number(q) +
-                                            ", mu = " + format_number(mu));
+  return std::make_shared<WorseOfPairs>(
+      std::make_shared<GaussianMixturePair>(subsampled_gaussian_pair(q, mu, D::Forward)),
+      std::make_shared<GaussianMixturePair>(subsampled_gaussian_pair(q, mu, D::Reverse)),
+      "fixed-size subsampled Gaussian (replace-one, DRS C_q), q = " + format_number(q) + ", mu = " + format_number(mu));
 }
 
 }  // namespace rdpdyn::pld

@@ -20,7 +20,8 @@ namespace rdpdyn::pld {
 
 class WorseOfPairs final : public DominatingPair {
  public:
-  WorseOfPairs(std::shared_ptr<const DominatingPair> first, std::shared_ptr<const DominatingPair> second, std::string label);
+  WorseOfPairs(std::shared_ptr<const DominatingPair> first, std::shared_ptr<const DominatingPair> second,
+               std::string label);
   Approx hockey_stick(double epsilon) const override;
   void loss_range(double tail, double& lo, double& hi) const override;
   double infinite_loss_mass() const override;

@@ -15,8 +15,10 @@ std::optional<std::string> common_violation(const TrainingRun& run) {
     if (!(a > 1.0) || !std::isfinite(a))
       return "needs finite Renyi orders alpha > 1 (Def. B.2, eq. (15)); the run lists alpha = " + fmt(a);
   if (run.adjacency != Adjacency::Replace)
-    return std::string("needs adjacency = replace (neighbouring datasets of the same size, as in YS22); "
-                       "the run uses ") + adjacency_name(run.adjacency);
+    return std::string(
+               "needs adjacency = replace (neighbouring datasets of the same size, as in YS22); "
+               "the run uses ") +
+           adjacency_name(run.adjacency);
   if (!(run.n >= 1.0) || run.n != std::floor(run.n) || run.n > 9.0e15)
     return "needs an integer dataset size n >= 1; n = " + fmt(run.n);
   if (run.batch_size < 1 || static_cast<double>(run.batch_size) > run.n)
@@ -75,8 +77,10 @@ std::optional<std::string> full_batch_step_size_violation(double eta, double bet
 std::optional<std::string> fixed_partition_setting_violation(const TrainingRun& run) {
   if (auto v = common_violation(run)) return v;
   if (run.sampling != BatchSampling::Partition && run.sampling != BatchSampling::ShuffleOnce)
-    return std::string("needs sampling = partition or shuffle-once (Thm 3.3/D.4 condition on a fixed partition); "
-                       "the run uses ") + batch_sampling_name(run.sampling);
+    return std::string(
+               "needs sampling = partition or shuffle-once (Thm 3.3/D.4 condition on a fixed partition); "
+               "the run uses ") +
+           batch_sampling_name(run.sampling);
   if (auto v = partition_violation(run, run.lambda > 0.0 ? "Thm 3.3" : "Thm D.4")) return v;
   return gradient_step_size_violation(run.eta, run.lambda, run.beta);
 }
@@ -84,8 +88,10 @@ std::optional<std::string> fixed_partition_setting_violation(const TrainingRun& 
 std::optional<std::string> random_partition_setting_violation(const TrainingRun& run) {
   if (auto v = common_violation(run)) return v;
   if (run.sampling != BatchSampling::ShuffleOnce && run.sampling != BatchSampling::Shuffle)
-    return std::string("needs sampling = shuffle-once (a random partition drawn once, Thm 4.2; or shuffle for a "
-                       "single epoch); the run uses ") + batch_sampling_name(run.sampling);
+    return std::string(
+               "needs sampling = shuffle-once (a random partition drawn once, Thm 4.2; or shuffle for a "
+               "single epoch); the run uses ") +
+           batch_sampling_name(run.sampling);
   if (auto v = partition_violation(run, "Thm 4.2")) return v;
   if (auto v = gradient_step_size_violation(run.eta, run.lambda, run.beta)) return v;
   if (auto v = whole_epochs_violation(run, "Thm 4.2", "")) return v;

@@ -20,8 +20,7 @@ std::optional<std::string> partition_violation(const TrainingRun& run, const cha
 
 /// steps a whole number K >= 1 of epochs of n/b steps (Thms D.4, 3.3, 4.2 count epochs).
 /// `alternative` names an entry that does not need it ("" for none).
-std::optional<std::string> whole_epochs_violation(const TrainingRun& run, const char* theorem,
-                                                  const char* alternative);
+std::optional<std::string> whole_epochs_violation(const TrainingRun& run, const char* theorem, const char* alternative);
 
 /// Step sizes: YS22 Lemma D.2 (eta < 2/beta) for lambda = 0, Lemma D.3 (eta < 2/(lambda + beta),
 /// the [FIX] reading of Thm 4.2's condition, see docs/analyses.md) for lambda > 0.

@@ -65,8 +65,9 @@ std::string which_bound(const PerBatch& pb, std::size_t i) {
 AnalysisResult thm3_3_shifted(const TrainingRun& run) {
   AnalysisResult r;
   r.name = "ye-shokri-thm3.3-shifted";
-  r.citation = "derived from Ye & Shokri 2022 (arXiv:2203.05363): per batch the smallest of Thm 3.3, eq. (91), "
-               "Thm D.4, eq. (80), and Lemma 3.2, eq. (56), iterated from the batch's first use; worst batch";
+  r.citation =
+      "derived from Ye & Shokri 2022 (arXiv:2203.05363): per batch the smallest of Thm 3.3, eq. (91), "
+      "Thm D.4, eq. (80), and Lemma 3.2, eq. (56), iterated from the batch's first use; worst batch";
   if (auto v = fixed_partition_setting_violation(run)) return refuse(r, *v);
 
   const std::int64_t N = run.batches_per_epoch();
@@ -95,8 +96,9 @@ AnalysisResult thm4_2_mixture(const TrainingRun& run) {
   const bool sc = run.lambda > 0.0;
   AnalysisResult r;
   r.name = "ye-shokri-thm4.2-mixture";
-  r.citation = "derived from Ye & Shokri 2022 (arXiv:2203.05363): Lemma 4.1, eq. (133), over the per-batch bounds of "
-               "ye-shokri-thm3.3-shifted; Thm 4.2, eq. (135), where that is not smaller";
+  r.citation =
+      "derived from Ye & Shokri 2022 (arXiv:2203.05363): Lemma 4.1, eq. (133), over the per-batch bounds of "
+      "ye-shokri-thm3.3-shifted; Thm 4.2, eq. (135), where that is not smaller";
   if (auto v = random_partition_setting_violation(run)) return refuse(r, *v);
   const std::int64_t N = run.batches_per_epoch();
   const std::int64_t K = run.steps / N;
@@ -132,8 +134,9 @@ AnalysisResult thm4_2_mixture(const TrainingRun& run) {
 AnalysisResult d6_optimal_split(const TrainingRun& run) {
   AnalysisResult r;
   r.name = "ye-shokri-d6-optimal-split";
-  r.citation = "derived from Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6: the unrelaxed recursion, eq. (122), with "
-               "the noise split (114)-(115) generalised to a fraction gamma and optimised";
+  r.citation =
+      "derived from Ye & Shokri 2022 (arXiv:2203.05363) Thm D.6: the unrelaxed recursion, eq. (122), with "
+      "the noise split (114)-(115) generalised to a fraction gamma and optimised";
   if (auto v = full_batch_setting_violation(run)) return refuse(r, *v);
   const double q = squared_lipschitz(run.eta, run.lambda);
   const double w = gaussian_step_cost(run.eta, run.sigma, run.sensitivity, run.n);
@@ -144,9 +147,10 @@ AnalysisResult d6_optimal_split(const TrainingRun& run) {
   const double units = std::min({opt.value, half, stated});
   for (double a : run.orders) r.R.push_back(a * w * units);
   r.applies = true;
-  r.reason = "recursion (122) with noise split gamma = " + fmt(opt.gamma) +
-             " (optimised; R/alpha is free of alpha, so the optimum is the same at every order): R/alpha = " +
-             fmt(w * units) + "; at gamma = 1/2: (122) " + fmt(w * half) + ", (112) " + fmt(w * stated);
+  r.reason =
+      "recursion (122) with noise split gamma = " + fmt(opt.gamma) +
+      " (optimised; R/alpha is free of alpha, so the optimum is the same at every order): R/alpha = " + fmt(w * units) +
+      "; at gamma = 1/2: (122) " + fmt(w * half) + ", (112) " + fmt(w * stated);
   return r;
 }
 

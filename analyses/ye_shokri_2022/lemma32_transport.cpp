@@ -31,14 +31,12 @@ void check_grid(std::span<const double> grid, std::span<const double> R) {
 double read_bound(std::span<const double> grid, std::span<const double> sm, double order) {
   const auto hi = static_cast<std::size_t>(std::lower_bound(grid.begin(), grid.end(), order) - grid.begin());
   if (hi == grid.size()) return kInf;
-  if (hi == 0 || grid[hi] == order)
-    return rdp_upper_interpolation(grid.subspan(hi, 1), sm.subspan(hi, 1), order);
+  if (hi == 0 || grid[hi] == order) return rdp_upper_interpolation(grid.subspan(hi, 1), sm.subspan(hi, 1), order);
   return rdp_upper_interpolation(grid.subspan(hi - 1, 2), sm.subspan(hi - 1, 2), order);
 }
 
 // Transported grid values at each user order (the grid holds them exactly).
-std::vector<double> at_orders(std::span<const double> grid, std::span<const double> R,
-                              std::span<const double> orders) {
+std::vector<double> at_orders(std::span<const double> grid, std::span<const double> R, std::span<const double> orders) {
   std::vector<double> out;
   out.reserve(orders.size());
   for (double a : orders) {
@@ -101,8 +99,7 @@ std::vector<double> lemma32_step_on_grid(std::span<const double> grid, std::span
   return out;
 }
 
-std::vector<double> lemma32_recursion_from_values(std::span<const double> orders,
-                                                  std::span<const double> R0,
+std::vector<double> lemma32_recursion_from_values(std::span<const double> orders, std::span<const double> R0,
                                                   std::span<const Lemma32Step> steps) {
   require(orders.size() == R0.size(), "orders and R0 must have equal size");
   const auto grid = transport_grid(orders);

@@ -40,8 +40,7 @@ std::vector<double> lemma32_step_on_grid(std::span<const double> grid, std::span
 /// Iterates lemma32_step_on_grid over `steps` on transport_grid(orders), from R0 known at `orders`
 /// (any order, each > 1; extended to the grid by rdp_upper_interpolation). Returns the bound at
 /// `orders`, in the caller's order.
-std::vector<double> lemma32_recursion_from_values(std::span<const double> orders,
-                                                  std::span<const double> R0,
+std::vector<double> lemma32_recursion_from_values(std::span<const double> orders, std::span<const double> R0,
                                                   std::span<const Lemma32Step> steps);
 /// The same with R0 a function of alpha, evaluated at every grid order (tighter at low alpha).
 std::vector<double> lemma32_recursion_from_curve(std::span<const double> orders,

@@ -31,7 +31,8 @@ AnalysisResult thm3_3(const TrainingRun& run) {
                   : "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.4, eq. (80) (convex, lambda = 0), worst batch "
                     "j0 = n/b - 1; Lemma D.2, eq. (71)";
   if (auto v = fixed_partition_setting_violation(run)) return refuse(r, *v);
-  if (auto v = whole_epochs_violation(run, sc ? "Thm 3.3" : "Thm D.4", "ye-shokri-thm3.3-shifted")) return refuse(r, *v);
+  if (auto v = whole_epochs_violation(run, sc ? "Thm 3.3" : "Thm D.4", "ye-shokri-thm3.3-shifted"))
+    return refuse(r, *v);
 
   const std::int64_t N = run.batches_per_epoch();
   const std::int64_t K = run.steps / N;
@@ -72,8 +73,10 @@ AnalysisResult thm4_3(const TrainingRun& run) {
   r.citation = "Ye & Shokri 2022 (arXiv:2203.05363) Thm 4.3, eqs. (147)-(150)";
   if (auto v = common_violation(run)) return refuse(r, *v);
   if (run.sampling != BatchSampling::PerStep)
-    return refuse(r, "needs sampling = per-step (b records drawn afresh each step, P(i0 in B) = b/n, Thm 4.3); "
-                     "the run uses " + std::string(batch_sampling_name(run.sampling)));
+    return refuse(r,
+                  "needs sampling = per-step (b records drawn afresh each step, P(i0 in B) = b/n, Thm 4.3); "
+                  "the run uses " +
+                      std::string(batch_sampling_name(run.sampling)));
   if (auto v = gradient_step_size_violation(run.eta, run.lambda, run.beta)) return refuse(r, *v);
   const double q = squared_lipschitz(run.eta, run.lambda);
   const double p = static_cast<double>(run.batch_size) / run.n;
@@ -92,8 +95,9 @@ namespace {
 AnalysisResult d5(const TrainingRun& run, bool last) {
   AnalysisResult r;
   r.name = last ? "ye-shokri-d5-last-batch" : "ye-shokri-d5-first-batch";
-  r.citation = std::string("Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111) (their ref. [5], Balle, "
-                           "Barthe, Gaboardi & Geumlek 2019, Thm 5), composed over epochs (App. D.6), ") +
+  r.citation = std::string(
+                   "Ye & Shokri 2022 (arXiv:2203.05363) Thm D.5, eq. (111) (their ref. [5], Balle, "
+                   "Barthe, Gaboardi & Geumlek 2019, Thm 5), composed over epochs (App. D.6), ") +
                (last ? "last batch j0 = n/b - 1" : "first batch j0 = 0");
   if (auto v = common_violation(run)) return refuse(r, *v);
   if (run.sampling != BatchSampling::Partition && run.sampling != BatchSampling::ShuffleOnce)
@@ -103,10 +107,11 @@ AnalysisResult d5(const TrainingRun& run, bool last) {
   if (auto v = partition_violation(run, "Thm D.5")) return refuse(r, *v);
   if (auto v = whole_epochs_violation(run, "Thm D.5", "")) return refuse(r, *v);
   if (!(run.lambda > 0.0))
-    return refuse(r, "needs lambda > 0 (Thm D.5 is stated for lambda-strongly convex losses); lambda = " + fmt(run.lambda));
+    return refuse(
+        r, "needs lambda > 0 (Thm D.5 is stated for lambda-strongly convex losses); lambda = " + fmt(run.lambda));
   if (!(run.eta <= 2.0 / (run.beta + run.lambda)))
-    return refuse(r, "needs eta <= 2/(beta + lambda) = " + fmt(2.0 / (run.beta + run.lambda)) + " (Thm D.5); eta = " +
-                         fmt(run.eta));
+    return refuse(r, "needs eta <= 2/(beta + lambda) = " + fmt(2.0 / (run.beta + run.lambda)) +
+                         " (Thm D.5); eta = " + fmt(run.eta));
   const std::int64_t N = run.batches_per_epoch();
   const std::int64_t K = run.steps / N;
   const double p = balle_contraction(run.eta, run.beta, run.lambda);
@@ -138,8 +143,8 @@ AnalysisResult d6(const TrainingRun& run) {
   const double units = d6_units(run.steps, run.eta * run.lambda, 0.5);
   for (double a : run.orders) r.R.push_back(a * w * units);
   r.applies = true;
-  r.reason = "K = " + std::to_string(run.steps) + " full-batch steps, noise split in half (114)-(115): R/alpha = " +
-             fmt(w * units);
+  r.reason = "K = " + std::to_string(run.steps) +
+             " full-batch steps, noise split in half (114)-(115): R/alpha = " + fmt(w * units);
   return r;
 }
 

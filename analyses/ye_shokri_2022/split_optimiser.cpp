@@ -21,7 +21,8 @@ SplitOptimum optimise_split(const std::function<double(double)>& f) {
   const double lo = best_i == 1 ? 1.0 / (kNodes * kNodes) : static_cast<double>(best_i - 1) / kNodes;
   const double hi = std::min(1.0, static_cast<double>(best_i + 1) / kNodes);
   std::uintmax_t max_iter = 200;
-  const auto found = boost::math::tools::brent_find_minima(f, lo, hi, std::numeric_limits<double>::digits / 2, max_iter);
+  const auto found =
+      boost::math::tools::brent_find_minima(f, lo, hi, std::numeric_limits<double>::digits / 2, max_iter);
   // The value reported is f evaluated at the gamma reported, whatever the minimiser returned.
   const double gamma = std::clamp(found.first, lo, hi);
   const double value = f(gamma);

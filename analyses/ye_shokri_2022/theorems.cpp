@@ -131,7 +131,7 @@ double thm43(double alpha, std::int64_t steps, double sampling_rate, double q, d
   const double pe = sampling_rate * std::exp(jump);
   const double gap = pe < 1.0 ? (1.0 - pe) * (1.0 - q) : 0.0;
   const double log_odds = std::log((1.0 - sampling_rate) / sampling_rate);  // -inf at p = 1
-  double s = 0.0;  // (148): S_0^0 = 1
+  double s = 0.0;                                                           // (148): S_0^0 = 1
   for (std::int64_t t = 0; t < steps; ++t) {
     if (pe > 1.0 && log_odds + (q - 1.0) * s - jump < -40.0) {
       const double inc = std::log(sampling_rate) + jump + std::log1p(std::exp(log_odds + (q - 1.0) * s - jump));

@@ -17,13 +17,13 @@
 
 namespace {
 
-constexpr int kRecords = 1000;         // n points in the unit disk
-constexpr double kEta = 0.05;          // step size (< 1: the squared loss' condition)
-constexpr double kSigma = 0.02;        // C21 noise: each step adds N(0, 2 eta sigma^2 I)
-constexpr std::int64_t kSteps = 400;   // full-batch steps planned
-constexpr std::int64_t kEpoch = 40;    // steps between two looks at the ledger
+constexpr int kRecords = 1000;        // n points in the unit disk
+constexpr double kEta = 0.05;         // step size (< 1: the squared loss' condition)
+constexpr double kSigma = 0.02;       // C21 noise: each step adds N(0, 2 eta sigma^2 I)
+constexpr std::int64_t kSteps = 400;  // full-batch steps planned
+constexpr std::int64_t kEpoch = 40;   // steps between two looks at the ledger
 constexpr double kDelta = 1e-5;
-constexpr double kBudget = 0.37;       // epsilon the training may spend
+constexpr double kBudget = 0.37;  // epsilon the training may spend
 constexpr double kShownOrder = 8.0;
 
 /// The run as rdpdyn sees it: C21's noisy GD on l(theta; x) = |theta - x|^2 / 2 (1-strongly convex,
@@ -93,13 +93,14 @@ int main(int argc, char** argv) {
       const std::vector<double>& R = ledger.rows.at(step);
       const rdpdyn::EpsilonAtOrder spent = session.epsilon(run, R, kDelta);
       if (spent.epsilon > kBudget) {
-        std::printf("# stop: epsilon %.6g after step %lld would exceed the budget; the model of step %lld is released\n",
-                    spent.epsilon, static_cast<long long>(step), static_cast<long long>(trained));
+        std::printf(
+            "# stop: epsilon %.6g after step %lld would exceed the budget; the model of step %lld is released\n",
+            spent.epsilon, static_cast<long long>(step), static_cast<long long>(trained));
         break;
       }
       trained = step, released_x = tx, released_y = ty;
-      std::printf("%8lld %14.6f %24.17g %24.17g %12.6g\n", static_cast<long long>(step), std::hypot(tx - mean_x, ty - mean_y),
-                  R[shown], spent.epsilon, spent.order);
+      std::printf("%8lld %14.6f %24.17g %24.17g %12.6g\n", static_cast<long long>(step),
+                  std::hypot(tx - mean_x, ty - mean_y), R[shown], spent.epsilon, spent.order);
     }
 
     std::printf("# released: theta = (%.4f, %.4f) after %lld steps, mean (%.4f, %.4f)\n", released_x, released_y,

@@ -12,7 +12,9 @@ int main() {
   const double q = 0.01, z = 1.1, delta = 1e-5;
   const long steps = 10000;
   // S_alpha raised by its accuracy bound, times T, rounded up once more: an upper bound.
-  const auto R = [&](double alpha) { return std::nextafter(steps * rdpdyn::sampled_gaussian_rdp_upper(q, z, alpha), 1e300); };
+  const auto R = [&](double alpha) {
+    return std::nextafter(steps * rdpdyn::sampled_gaussian_rdp_upper(q, z, alpha), 1e300);
+  };
   const rdpdyn::EpsilonAtOrder e = rdpdyn::minimise_epsilon(R, delta);
   std::printf("dpsgd q %g z %g steps %ld delta %g epsilon %.17g order %.6g\n", q, z, steps, delta, e.epsilon, e.order);
   return 0;

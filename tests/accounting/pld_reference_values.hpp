@@ -3,10 +3,10 @@
 // independently of the C++ code by the scripts in tests/accounting/reference/ (Debian python3 with
 // mpmath 1.2 and numpy/scipy; written for this project, 2026-11-27):
 //  - kExactSingleStep, kExactGaussian, kExactLastIterate, kExactAntipodal*: 40-digit values from mpmath
-//    (exact_1d.py, last_iterate.py, antipodal_exact.py): the privacy loss of these pairs is monotone, so delta(eps) is two normal
-//    tails at a root x*; checked at two working precisions (70 and 110 digits);
-//  - kBracketComposed, kBracketReplace, kBracketAntipodal: certified brackets [lower, upper] of epsilon(delta) of k-fold
-//    compositions (pld_certified.py, refine_pass.py): the loss rounded down / up to the grid
+//    (exact_1d.py, last_iterate.py, antipodal_exact.py): the privacy loss of these pairs is monotone, so delta(eps) is
+//    two normal tails at a root x*; checked at two working precisions (70 and 110 digits);
+//  - kBracketComposed, kBracketReplace, kBracketAntipodal: certified brackets [lower, upper] of
+//    epsilon(delta) of k-fold compositions (pld_certified.py, refine_pass.py): the loss rounded down / up to the grid
 //    h = 2^-17, tilted FFT with an a-priori round-off bound (x10) subtracted / added, scipy ndtr
 //    with per-cell error bounds; every bracket checked to contain the exact value where one is known.
 // Units: z = noise standard deviation / sensitivity, epsilon in nats.

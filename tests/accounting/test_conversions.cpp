@@ -23,23 +23,29 @@ struct Point {
 
 /// epsilon = ln(1 + expm1((alpha-1) R)/(alpha delta))/(alpha - 1), 60 digits, rounded up to a double.
 const Point kAsoodehEpsilon[] = {
-    {1.001, 3.0, 1e-05, 5707.609475796128},       {1.01, 50.0, 1e-05, 1107.02385735189},
-    {1.5, 1e-09, 1e-05, 6.666555559691242e-05},   {2.0, 1.0, 1e-05, 11.3611147784896},
-    {3.7, 0.02, 1e-10, 6.972543845032821},        {10.0, 0.5, 1e-06, 1.7779727127822058},
-    {64.0, 0.25, 1e-12, 0.6225736172709658},      {1000.0, 0.01, 1e-05, 0.014609734521834847},
-    {10000.0, 2e-06, 1e-05, 1.839994092991679e-05}, {5.0, 300.0, 1e-05, 302.47587188813407},
-    {2.0, 0.001, 0.5, 0.001},                     {200.0, 0.0001, 0.9, 5.610888582494172e-07},
+    {1.001, 3.0, 1e-05, 5707.609475796128},
+    {1.01, 50.0, 1e-05, 1107.02385735189},
+    {1.5, 1e-09, 1e-05, 6.666555559691242e-05},
+    {2.0, 1.0, 1e-05, 11.3611147784896},
+    {3.7, 0.02, 1e-10, 6.972543845032821},
+    {10.0, 0.5, 1e-06, 1.7779727127822058},
+    {64.0, 0.25, 1e-12, 0.6225736172709658},
+    {1000.0, 0.01, 1e-05, 0.014609734521834847},
+    {10000.0, 2e-06, 1e-05, 1.839994092991679e-05},
+    {5.0, 300.0, 1e-05, 302.47587188813407},
+    {2.0, 0.001, 0.5, 0.001},
+    {200.0, 0.0001, 0.9, 5.610888582494172e-07},
 };
 
 /// delta = expm1((alpha-1) R) / (alpha expm1((alpha-1) epsilon)), 60 digits, rounded up.
 const Point kAsoodehDelta[] = {
-    {2.0, 1.0, 3.0, 0.04501528658519023},         {1.5, 0.3, 0.8, 0.21936575302056455},
-    {10.0, 0.5, 2.0, 1.355729127287099e-07},      {100.0, 0.01, 1.5, 5.438426452146936e-67},
+    {2.0, 1.0, 3.0, 0.04501528658519023},    {1.5, 0.3, 0.8, 0.21936575302056455},
+    {10.0, 0.5, 2.0, 1.355729127287099e-07}, {100.0, 0.01, 1.5, 5.438426452146936e-67},
     {1.01, 5.0, 20.0, 0.22928107210713125},
 };
 
-const std::vector<double> kOrders{1.001, 1.01, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0,
-                                  32.0,  64.0, 128.0, 256.0, 1024.0, 1e4};
+const std::vector<double> kOrders{1.001, 1.01, 1.1,  1.25, 1.5,   2.0,   3.0,    5.0, 8.0,
+                                  12.0,  20.0, 32.0, 64.0, 128.0, 256.0, 1024.0, 1e4};
 const std::vector<double> kRdp{0.0, 1e-8, 1e-4, 0.01, 0.1, 0.5, 1.0, 3.0, 10.0, 50.0, 300.0};
 const std::vector<double> kDeltas{1e-12, 1e-8, 1e-5, 1e-3, 0.1, 0.5};
 
@@ -83,9 +89,10 @@ TEST_CASE("Asoodeh et al.: round trip epsilon -> delta -> epsilon", "[conversion
       }
 }
 
-TEST_CASE("Asoodeh et al. is never above Mironov's; against the improved conversion it wins exactly "
-          "where e^{(alpha-1)R} (1 - (1-1/alpha)^{alpha-1}) < 1 - alpha delta",
-          "[conversions]") {
+TEST_CASE(
+    "Asoodeh et al. is never above Mironov's; against the improved conversion it wins exactly "
+    "where e^{(alpha-1)R} (1 - (1-1/alpha)^{alpha-1}) < 1 - alpha delta",
+    "[conversions]") {
   // Measured on a grid of orders, R and delta (not assumed): Mironov's bound ln(e^t/delta)/(alpha-1)
   // exceeds ln(1 + (e^t - 1)/(alpha delta))/(alpha-1) whenever e^t >= 1 (docs/math.md section 4.2).
   // The comparison with the improved conversion is e^t c/(alpha delta) against
@@ -135,8 +142,8 @@ TEST_CASE("Best: the smallest single-order conversion, labelled with the one tha
   const EpsilonAtOrder g = best_epsilon(orders, R, 1e-6, RdpConversion::Best);
   CHECK(g.order == 10.0);
   CHECK(g.conversion == RdpConversion::Improved);
-  const EpsilonAtOrder only_small = best_epsilon(std::vector<double>{1.01}, std::vector<double>{50.0}, 1e-5,
-                                                 RdpConversion::Best);
+  const EpsilonAtOrder only_small =
+      best_epsilon(std::vector<double>{1.01}, std::vector<double>{50.0}, 1e-5, RdpConversion::Best);
   CHECK(only_small.conversion == RdpConversion::Asoodeh);
   CHECK(std::string(conversion_name(RdpConversion::Asoodeh)) == "asoodeh");
   CHECK(std::string(conversion_name(RdpConversion::Zcdp)) == "zcdp");
@@ -192,8 +199,8 @@ TEST_CASE("Every conversion of a Gaussian RDP curve is at least the exact mu-GDP
       CHECK(epsilon_zcdp_bun_steinke(rho, delta) >= exact);
       const EpsilonAtOrder z = epsilon_zcdp(rho, delta);
       CHECK(z.epsilon >= exact);
-      for (RdpConversion c : {RdpConversion::Mironov, RdpConversion::Improved, RdpConversion::Asoodeh,
-                              RdpConversion::Best})
+      for (RdpConversion c :
+           {RdpConversion::Mironov, RdpConversion::Improved, RdpConversion::Asoodeh, RdpConversion::Best})
         CHECK(minimise_epsilon([&](double a) { return a * rho; }, delta, kDefaultMaxOrder, c).epsilon >= exact);
     }
   // The gap the f-DP entries close (docs/analyses.md section 4): mu = 1, delta = 1e-5.

@@ -14,7 +14,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 /// A grid like the usual accountant grids: dense near 1, sparse far out.
 std::vector<double> order_grid() {
-  std::vector<double> a{1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 20.0, 24.0, 32.0, 48.0, 64.0, 128.0, 256.0};
+  std::vector<double> a{1.25, 1.5,  1.75, 2.0,  2.5,  3.0,  4.0,  5.0,  6.0,   8.0,
+                        10.0, 12.0, 16.0, 20.0, 24.0, 32.0, 48.0, 64.0, 128.0, 256.0};
   return a;
 }
 
@@ -167,8 +168,8 @@ TEST_CASE("Calibrating the noise of composed Gaussian mechanisms (closed form)",
         const double z_star = gaussian_min_noise(c, orders, T, eps, delta);
         CalibrationOptions opt;
         opt.relative_tolerance = 1e-10;
-        const CalibrationResult r = calibrate_smallest(
-            [&](double z) { return gaussian_rdp(orders, z, T); }, orders, target, 0.1, 1000.0, opt);
+        const CalibrationResult r =
+            calibrate_smallest([&](double z) { return gaussian_rdp(orders, z, T); }, orders, target, 0.1, 1000.0, opt);
         REQUIRE(r.converged);
         // Meets the target, never overshoots, and lies within tolerance above the threshold.
         CHECK(r.achieved.epsilon <= eps);
@@ -188,8 +189,8 @@ TEST_CASE("Calibration never overshoots epsilon over a sweep of targets", "[epsi
   loose.relative_tolerance = 1e-2;
   for (double eps = 0.2; eps < 10; eps *= 1.37) {
     const PrivacyTarget target{eps, 1e-6};
-    const auto r = calibrate_smallest([&](double z) { return gaussian_rdp(orders, z, 100.0); }, orders,
-                                      target, 0.01, 1e4, loose);
+    const auto r =
+        calibrate_smallest([&](double z) { return gaussian_rdp(orders, z, 100.0); }, orders, target, 0.01, 1e4, loose);
     REQUIRE(best_epsilon(orders, gaussian_rdp(orders, r.parameter, 100.0), 1e-6).epsilon <= eps);
     REQUIRE(r.parameter <= gaussian_min_noise(RdpConversion::Improved, orders, 100.0, eps, 1e-6) * 1.0100001);
   }
@@ -204,15 +205,15 @@ TEST_CASE("Calibrating the number of steps and a continuous training time", "[ep
       // Closed form: T alpha_j / (2 z^2) <= eps - b_j  <=>  T <= 2 z^2 (eps - b_j) / alpha_j.
       double t_star = 0.0;
       for (double a : orders) t_star = std::max(t_star, 2 * z * z * (eps - offset(c, a, 1e-5)) / a);
-      const auto count = calibrate_largest_count(
-          [&](std::int64_t T) { return gaussian_rdp(orders, z, static_cast<double>(T)); }, orders, target, 1,
-          1'000'000);
+      const auto count =
+          calibrate_largest_count([&](std::int64_t T) { return gaussian_rdp(orders, z, static_cast<double>(T)); },
+                                  orders, target, 1, 1'000'000);
       CHECK(count.count == static_cast<std::int64_t>(std::floor(t_star)));
       CHECK(count.achieved.epsilon <= eps);
       CHECK(best_epsilon(orders, gaussian_rdp(orders, z, static_cast<double>(count.count + 1)), 1e-5, c).epsilon > eps);
 
-      const auto time = calibrate_largest([&](double T) { return gaussian_rdp(orders, z, T); }, orders, target,
-                                          0.01, 1e6);
+      const auto time =
+          calibrate_largest([&](double T) { return gaussian_rdp(orders, z, T); }, orders, target, 0.01, 1e6);
       CHECK(time.parameter <= t_star * (1 + 1e-14));  // t_star itself is rounded; achieved <= eps below is exact
       CHECK(time.parameter == Approx(t_star).epsilon(1e-8));
       CHECK(time.achieved.epsilon <= eps);
@@ -228,10 +229,9 @@ TEST_CASE("Calibration: bracket and input errors are explicit", "[epsilon-delta]
   CHECK_THROWS_AS(calibrate_smallest(curve, orders, target, 100.0, 100.0), std::invalid_argument);
   CHECK_THROWS_AS(calibrate_smallest(curve, orders, PrivacyTarget{1.0, 2.0}, 0.1, 1000.0), std::invalid_argument);
   CHECK_THROWS_AS(calibrate_smallest({}, orders, target, 0.1, 1000.0), std::invalid_argument);
-  CHECK_THROWS_WITH(
-      calibrate_smallest([](double) { return std::vector<double>{std::nan("")}; }, std::vector<double>{2.0},
-                         target, 0.1, 1.0),
-      Catch::Contains("NaN"));
+  CHECK_THROWS_WITH(calibrate_smallest([](double) { return std::vector<double>{std::nan("")}; },
+                                       std::vector<double>{2.0}, target, 0.1, 1.0),
+                    Catch::Contains("NaN"));
   auto steps = [&](std::int64_t T) { return gaussian_rdp(orders, 10.0, static_cast<double>(T)); };
   CHECK_THROWS_WITH(calibrate_largest_count(steps, orders, target, 1, 2), Catch::Contains("raise the upper end"));
   CHECK_THROWS_WITH(calibrate_largest_count(steps, orders, target, 10'000, 20'000),

@@ -124,8 +124,8 @@ TEST_CASE("Several local minima: the coarse grid brackets the best one", "[epsil
 TEST_CASE("best epsilon of compare is free of the recorded orders (squared loss, C21 Thm 3)", "[epsilon-orders]") {
   const EngineRegistry engines = characteristics_only();
   // Order sets a user would pick: a handful, the largest 8 or 10.
-  const std::vector<std::vector<double>> order_sets = {
-      {2, 4, 8}, {1.5, 2, 4, 8}, {2, 3, 5, 10}, {4, 8, 10}, {1.25, 2, 5, 10}, {2, 8}, {1.5, 3, 6, 10}, {8}};
+  const std::vector<std::vector<double>> order_sets = {{2, 4, 8},        {1.5, 2, 4, 8}, {2, 3, 5, 10},   {4, 8, 10},
+                                                       {1.25, 2, 5, 10}, {2, 8},         {1.5, 3, 6, 10}, {8}};
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<double> U(0.0, 1.0);
   const auto log_uniform = [&](double a, double b) { return std::exp(std::log(a) + U(rng) * std::log(b / a)); };
@@ -133,9 +133,13 @@ TEST_CASE("best epsilon of compare is free of the recorded orders (squared loss,
   int drawn = 0;
   while (ratios.size() < 40) {
     REQUIRE(++drawn < 1000);
-    Draw d{log_uniform(1e-3, 0.5), log_uniform(0.01, 10.0), std::floor(log_uniform(10.0, 1e5)),
-           log_uniform(0.1, 10.0), std::vector<double>{1e-5, 1e-6, 1e-8}[rng() % 3],
-           static_cast<std::int64_t>(log_uniform(20, 2000)), order_sets[rng() % order_sets.size()]};
+    Draw d{log_uniform(1e-3, 0.5),
+           log_uniform(0.01, 10.0),
+           std::floor(log_uniform(10.0, 1e5)),
+           log_uniform(0.1, 10.0),
+           std::vector<double>{1e-5, 1e-6, 1e-8}[rng() % 3],
+           static_cast<std::int64_t>(log_uniform(20, 2000)),
+           order_sets[rng() % order_sets.size()]};
     const auto exact = [&](double a) {
       return closed_forms::thm3_exact(a, d.Sg, d.n, d.sigma, d.eta, static_cast<double>(d.steps));
     };
@@ -170,10 +174,11 @@ TEST_CASE("best epsilon of compare is free of the recorded orders (squared loss,
     // What the recorded orders alone give (the previous behaviour), for the record.
     grid_ratios.push_back(best_epsilon(c.orders, c.best_R, d.delta).epsilon / reference);
   }
-  std::printf("best epsilon / optimum of the exact divergence over %zu random squared-loss runs: median 1 + %.3g, "
-              "max 1 + %.3g (recorded orders only: median %.3f, max %.3g)\n",
-              ratios.size(), median(ratios) - 1, *std::max_element(ratios.begin(), ratios.end()) - 1, median(grid_ratios),
-              *std::max_element(grid_ratios.begin(), grid_ratios.end()));
+  std::printf(
+      "best epsilon / optimum of the exact divergence over %zu random squared-loss runs: median 1 + %.3g, "
+      "max 1 + %.3g (recorded orders only: median %.3f, max %.3g)\n",
+      ratios.size(), median(ratios) - 1, *std::max_element(ratios.begin(), ratios.end()) - 1, median(grid_ratios),
+      *std::max_element(grid_ratios.begin(), grid_ratios.end()));
 }
 
 TEST_CASE("solve with [report] delta minimises over the continuum when R = alpha w", "[epsilon-orders]") {
@@ -182,8 +187,8 @@ TEST_CASE("solve with [report] delta minimises over the continuum when R = alpha
   const RunReport report = solve_run(squared_loss_config(d), engines);
   const double epsilon = std::stod(report.extra_attributes.at("epsilon"));
   const double order = std::stod(report.extra_attributes.at("best_order"));
-  const double reference = fine_scan(
-      [&](double a) { return closed_forms::thm3_exact(a, d.Sg, d.n, d.sigma, d.eta, 1000.0); }, d.delta);
+  const double reference =
+      fine_scan([&](double a) { return closed_forms::thm3_exact(a, d.Sg, d.n, d.sigma, d.eta, 1000.0); }, d.delta);
   CHECK(epsilon >= reference * (1 - 1e-12));
   CHECK(epsilon <= reference * 1.01);
   CHECK(order != 2.0);

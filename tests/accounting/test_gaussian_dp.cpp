@@ -21,9 +21,12 @@ double rel(double x, double ref) { return ref == 0.0 ? std::fabs(x) : std::fabs(
 }  // namespace
 
 TEST_CASE("GDP: the Mills ratio on both sides of the erfc / continued-fraction switch", "[gdp][accounting]") {
-  struct Ref { double x, m; };
-  const Ref refs[] = {{-2.0, 18.100247711126152662}, {0.0, 1.2533141373155002512}, {1.0, 0.65567954241879847154},
-                      {2.9, 0.31344865828623178174},  {3.1, 0.2961912479915270135}, {10.0, 0.099028596471731921395},
+  struct Ref {
+    double x, m;
+  };
+  const Ref refs[] = {{-2.0, 18.100247711126152662},   {0.0, 1.2533141373155002512},
+                      {1.0, 0.65567954241879847154},   {2.9, 0.31344865828623178174},
+                      {3.1, 0.2961912479915270135},    {10.0, 0.099028596471731921395},
                       {35.0, 0.028548161843509268901}, {1000.0, 0.000999999000002999985}};
   for (const auto& r : refs) {
     INFO("x = " << r.x);
@@ -33,12 +36,19 @@ TEST_CASE("GDP: the Mills ratio on both sides of the erfc / continued-fraction s
 
 TEST_CASE("GDP: delta(epsilon) of DRS Cor 2.13 against mpmath, also where it cancels or underflows",
           "[gdp][accounting]") {
-  struct Ref { double mu, eps, delta; };
-  const Ref refs[] = {{0.5, 0.0, 0.19741265136584744848},     {0.5, 1.0, 0.0068295949831145753842},
-                      {1.0, 0.5, 0.23842170813487662832},     {1.0, 3.0, 0.0015371853694009548469},
-                      {2.0, 1.0, 0.50986166005467015308},     {0.1, 0.5, 6.8565824558387371436e-9},
-                      {0.01, 0.05, 5.4814402007468725614e-10}, {3.0, 10.0, 0.018589514315857806058},
-                      {0.2, 5.0, 2.9548333577107147769e-139}, {0.001, 0.004, 7.1595624349382469315e-9},
+  struct Ref {
+    double mu, eps, delta;
+  };
+  const Ref refs[] = {{0.5, 0.0, 0.19741265136584744848},
+                      {0.5, 1.0, 0.0068295949831145753842},
+                      {1.0, 0.5, 0.23842170813487662832},
+                      {1.0, 3.0, 0.0015371853694009548469},
+                      {2.0, 1.0, 0.50986166005467015308},
+                      {0.1, 0.5, 6.8565824558387371436e-9},
+                      {0.01, 0.05, 5.4814402007468725614e-10},
+                      {3.0, 10.0, 0.018589514315857806058},
+                      {0.2, 5.0, 2.9548333577107147769e-139},
+                      {0.001, 0.004, 7.1595624349382469315e-9},
                       {50.0, 100.0, 1.0}};
   for (const auto& r : refs) {
     INFO("mu = " << r.mu << ", epsilon = " << r.eps);
@@ -48,9 +58,11 @@ TEST_CASE("GDP: delta(epsilon) of DRS Cor 2.13 against mpmath, also where it can
     CHECK(rel(gdp_delta(r.mu, r.eps), r.delta) < 64 * 0x1p-53 * (a / r.mu + a * a));
   }
   // ln delta where delta underflows: the Mills-ratio form in log space.
-  struct LogRef { double mu, eps, log_delta; };
-  const LogRef logs[] = {{0.1, 5.0, -1258.5480169642432778}, {0.5, 40.0, -3190.4078477220197751},
-                         {1.0, 800.0, -319614.41316628539409}};
+  struct LogRef {
+    double mu, eps, log_delta;
+  };
+  const LogRef logs[] = {
+      {0.1, 5.0, -1258.5480169642432778}, {0.5, 40.0, -3190.4078477220197751}, {1.0, 800.0, -319614.41316628539409}};
   for (const auto& r : logs) {
     INFO("mu = " << r.mu << ", epsilon = " << r.eps);
     CHECK(rel(gdp_log_delta(r.mu, r.eps), r.log_delta) < 1e-14);
@@ -63,12 +75,14 @@ TEST_CASE("GDP: delta(epsilon) of DRS Cor 2.13 against mpmath, also where it can
 
 TEST_CASE("GDP: delta(epsilon) rounded outward is an upper bound, a tight one", "[gdp][accounting]") {
   // 50-digit mpmath values of Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) (the references above).
-  struct Ref { double mu, eps, delta; };
-  const Ref refs[] = {{0.5, 0.0, 0.19741265136584744848},     {0.5, 1.0, 0.0068295949831145753842},
-                      {1.0, 0.5, 0.23842170813487662832},     {1.0, 3.0, 0.0015371853694009548469},
-                      {2.0, 1.0, 0.50986166005467015308},     {0.1, 0.5, 6.8565824558387371436e-9},
+  struct Ref {
+    double mu, eps, delta;
+  };
+  const Ref refs[] = {{0.5, 0.0, 0.19741265136584744848},      {0.5, 1.0, 0.0068295949831145753842},
+                      {1.0, 0.5, 0.23842170813487662832},      {1.0, 3.0, 0.0015371853694009548469},
+                      {2.0, 1.0, 0.50986166005467015308},      {0.1, 0.5, 6.8565824558387371436e-9},
                       {0.01, 0.05, 5.4814402007468725614e-10}, {3.0, 10.0, 0.018589514315857806058},
-                      {0.2, 5.0, 2.9548333577107147769e-139}, {0.001, 0.004, 7.1595624349382469315e-9}};
+                      {0.2, 5.0, 2.9548333577107147769e-139},  {0.001, 0.004, 7.1595624349382469315e-9}};
   for (const auto& r : refs) {
     INFO("mu = " << r.mu << ", epsilon = " << r.eps);
     const double d = gdp_delta_upper(r.mu, r.eps);
@@ -89,15 +103,17 @@ TEST_CASE("GDP: delta(epsilon) rounded outward is an upper bound, a tight one", 
 }
 
 TEST_CASE("GDP: epsilon(delta) inverts the profile, rounded outward", "[gdp][accounting]") {
-  struct Ref { double mu, delta, eps; };
-  const Ref refs[] = {{0.5, 1e-05, 1.9930914044151196213},       {1.0, 1e-05, 4.3771780956812246086},
+  struct Ref {
+    double mu, delta, eps;
+  };
+  const Ref refs[] = {{0.5, 1e-05, 1.9930914044151196213},        {1.0, 1e-05, 4.3771780956812246086},
                       {0.0397995, 1e-05, 0.12473465588106645163}, {2.0, 1e-06, 10.997151214220651134},
-                      {0.1, 1e-10, 0.57464030752631768323},      {5.0, 1e-05, 33.103732335922465162},
-                      {0.01, 0.001, 0.0090480725930387980177},   {1.0, 0.5, 0.0}};
+                      {0.1, 1e-10, 0.57464030752631768323},       {5.0, 1e-05, 33.103732335922465162},
+                      {0.01, 0.001, 0.0090480725930387980177},    {1.0, 0.5, 0.0}};
   for (const auto& r : refs) {
     INFO("mu = " << r.mu << ", delta = " << r.delta);
     const double eps = gdp_epsilon(r.mu, r.delta);
-    CHECK(eps >= r.eps);                       // an upper bound of the exact value
+    CHECK(eps >= r.eps);                          // an upper bound of the exact value
     CHECK(eps - r.eps <= 1e-12 * (1.0 + r.eps));  // and a tight one
     if (eps > 0.0) CHECK(gdp_delta(r.mu, eps) <= r.delta);
   }
@@ -121,8 +137,7 @@ TEST_CASE("GDP: epsilon(delta) inverts the profile, rounded outward", "[gdp][acc
   CHECK_THROWS_AS(gdp_epsilon(1.0, 1.0), std::invalid_argument);
 }
 
-TEST_CASE("GDP: Rényi implication and composition; the exact profile beats every RDP conversion",
-          "[gdp][accounting]") {
+TEST_CASE("GDP: Rényi implication and composition; the exact profile beats every RDP conversion", "[gdp][accounting]") {
   CHECK(gdp_rdp(0.3, 4.0) == Approx(0.5 * 4.0 * 0.09).epsilon(1e-15));
   CHECK(gdp_compose(3.0, 4.0) == 5.0);
   // On the RDP curve alpha mu^2/2 of the same mechanism, the improved conversion minimised over a

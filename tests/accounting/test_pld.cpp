@@ -38,11 +38,13 @@ pld::PldAccountant accountant_of(std::shared_ptr<const pld::DominatingPair> pair
 pld::PldAccountant acc_replace_one(const pld_reference::PeerSetting& s) {
   pld::AccountantOptions o;
   o.accuracy = 1e-3;
-  return pld::PldAccountant({{{std::make_shared<pld::AntipodalMixturePair>(s.q, 1.0 / s.noise_multiplier), s.steps}}}, o);
+  return pld::PldAccountant({{{std::make_shared<pld::AntipodalMixturePair>(s.q, 1.0 / s.noise_multiplier), s.steps}}},
+                            o);
 }
 
 std::shared_ptr<const pld::DominatingPair> subsampled(double q, double z, bool remove) {
-  return std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / z, remove ? Dir::Forward : Dir::Reverse));
+  return std::make_shared<pld::GaussianMixturePair>(
+      pld::subsampled_gaussian_pair(q, 1.0 / z, remove ? Dir::Forward : Dir::Reverse));
 }
 
 // The exact k-fold composition of a discretised step, by direct long double convolution, and its
@@ -168,7 +170,8 @@ TEST_CASE("Fourier composition: never below the exact composition of the discret
               CHECK(static_cast<long double>(b.lower) <= truth);
               // tight where it is read (delta(epsilon) up to 10 times the delta the tilt was chosen
               // for): the ledgers and the window's tails cost a small fraction of delta there
-              if (truth > delta && truth < 10.0 * delta) CHECK(static_cast<long double>(b.upper) <= truth * (1.0L + 1e-5L) + 1e-6L * delta);
+              if (truth > delta && truth < 10.0 * delta)
+                CHECK(static_cast<long double>(b.upper) <= truth * (1.0L + 1e-5L) + 1e-6L * delta);
               ++checked;
             }
           }
@@ -189,7 +192,8 @@ TEST_CASE("Pairs: the profile brackets the exact delta at the exact epsilon (40-
   for (double mu : {0.1, 1.0, 3.0})
     for (double eps : {0.0, 0.5, 2.0, 8.0}) {
       const pld::Approx d = pld::gaussian_pair(mu).hockey_stick(eps);
-      CHECK(d.value == Approx(gdp_delta(mu, eps)).epsilon(1e-10).margin(1e-200));  // both carry ~u a^2 error (a = eps/mu)
+      CHECK(d.value ==
+            Approx(gdp_delta(mu, eps)).epsilon(1e-10).margin(1e-200));  // both carry ~u a^2 error (a = eps/mu)
     }
 }
 
@@ -198,7 +202,8 @@ TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pl
     for (const auto& r : pld_reference::kExactSingleStep) {
       if (r.epsilon == 0.0) continue;
       const pld::EpsilonBounds e = accountant_of(subsampled(r.q, r.z, r.remove), 1, 1e-4).epsilon(r.delta);
-      INFO("q = " << r.q << ", z = " << r.z << ", remove = " << r.remove << ", delta = " << r.delta << ", exact " << r.epsilon);
+      INFO("q = " << r.q << ", z = " << r.z << ", remove = " << r.remove << ", delta = " << r.delta << ", exact "
+                  << r.epsilon);
       CHECK(e.upper >= r.epsilon);
       CHECK(e.upper <= r.epsilon * 1.005 + 1e-4);
       CHECK(e.lower <= r.epsilon);
@@ -208,8 +213,8 @@ TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pl
     for (const auto& r : pld_reference::kBracketComposed) {
       if (r.upper == 0.0) continue;
       const pld::EpsilonBounds e = accountant_of(subsampled(r.q, r.z, r.remove), r.steps).epsilon(r.delta);
-      INFO("q = " << r.q << ", z = " << r.z << ", k = " << r.steps << ", remove = " << r.remove << ", delta = " << r.delta
-                  << ": [" << r.lower << ", " << r.upper << "], got " << e.upper);
+      INFO("q = " << r.q << ", z = " << r.z << ", k = " << r.steps << ", remove = " << r.remove
+                  << ", delta = " << r.delta << ": [" << r.lower << ", " << r.upper << "], got " << e.upper);
       CHECK(e.upper >= r.lower);
       CHECK(e.upper <= r.upper * 1.005 + 1e-4);
       CHECK(e.lower <= r.upper);
@@ -217,7 +222,8 @@ TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pl
   }
   SECTION("replace adjacency: a shared component apart") {
     for (const auto& r : pld_reference::kBracketReplace) {
-      auto pair = std::make_shared<pld::SharedComponentPair>(r.q, std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(1.0 / r.z)));
+      auto pair = std::make_shared<pld::SharedComponentPair>(
+          r.q, std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(1.0 / r.z)));
       const pld::EpsilonBounds e = accountant_of(pair, r.steps).epsilon(r.delta);
       INFO("q = " << r.q << ", z = " << r.z << ", k = " << r.steps << ", delta = " << r.delta);
       CHECK(e.upper >= r.lower);
@@ -237,19 +243,21 @@ TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pl
   }
 }
 
-TEST_CASE("Antipodal pair (replace-one, norm-bounded): the profile brackets the exact delta (40-digit mpmath)", "[pld]") {
+TEST_CASE("Antipodal pair (replace-one, norm-bounded): the profile brackets the exact delta (40-digit mpmath)",
+          "[pld]") {
   // at the exact epsilon (any sign: composition needs the whole curve), and epsilon(delta) of one step
   for (const auto& r : pld_reference::kExactAntipodalDelta) {
     const pld::Approx d = pld::AntipodalMixturePair(r.q, 1.0 / r.z).hockey_stick(r.epsilon);
-    INFO("q = " << r.q << ", z = " << r.z << ", eps = " << r.epsilon << ", exact delta " << r.delta << ", got [" << d.lower()
-                << ", " << d.upper() << "]");
+    INFO("q = " << r.q << ", z = " << r.z << ", eps = " << r.epsilon << ", exact delta " << r.delta << ", got ["
+                << d.lower() << ", " << d.upper() << "]");
     CHECK(d.upper() >= r.delta * (1.0 - 1e-15));
     CHECK(d.lower() <= r.delta * (1.0 + 1e-15));
     CHECK(d.upper() - d.lower() <= 1e-9 * r.delta + 1e-12);
   }
   for (const auto& r : pld_reference::kExactAntipodalEpsilon) {
     if (r.epsilon == 0.0) continue;
-    const pld::EpsilonBounds e = accountant_of(std::make_shared<pld::AntipodalMixturePair>(r.q, 1.0 / r.z), 1, 1e-4).epsilon(r.delta);
+    const pld::EpsilonBounds e =
+        accountant_of(std::make_shared<pld::AntipodalMixturePair>(r.q, 1.0 / r.z), 1, 1e-4).epsilon(r.delta);
     INFO("q = " << r.q << ", z = " << r.z << ", delta = " << r.delta << ", exact " << r.epsilon << ", got " << e.upper);
     CHECK(e.upper >= r.epsilon);
     CHECK(e.upper <= r.epsilon * 1.005 + 1e-4);
@@ -258,7 +266,8 @@ TEST_CASE("Antipodal pair (replace-one, norm-bounded): the profile brackets the 
   // 1 to 20 steps: never below the certified brackets' lower ends, within 0.5% of their upper ends
   for (const auto& r : pld_reference::kBracketAntipodal) {
     if (r.upper == 0.0) continue;
-    const pld::EpsilonBounds e = accountant_of(std::make_shared<pld::AntipodalMixturePair>(r.q, 1.0 / r.z), r.steps).epsilon(r.delta);
+    const pld::EpsilonBounds e =
+        accountant_of(std::make_shared<pld::AntipodalMixturePair>(r.q, 1.0 / r.z), r.steps).epsilon(r.delta);
     INFO("q = " << r.q << ", z = " << r.z << ", k = " << r.steps << ", delta = " << r.delta << ": [" << r.lower << ", "
                 << r.upper << "], got " << e.upper);
     CHECK(e.upper >= r.lower);
@@ -278,7 +287,9 @@ TEST_CASE("PLD composition: within 0.5% of dp_accounting's pessimistic PLD on DP
     if (s.pld_add_remove > 60.0) continue;  // s21: epsilon 150 (a grid to 300 nats), measured in docs only
     pld::AccountantOptions o;
     o.accuracy = 1e-3;
-    pld::PldAccountant acc({{{subsampled(s.q, s.noise_multiplier, true), s.steps}}, {{subsampled(s.q, s.noise_multiplier, false), s.steps}}}, o);
+    pld::PldAccountant acc({{{subsampled(s.q, s.noise_multiplier, true), s.steps}},
+                            {{subsampled(s.q, s.noise_multiplier, false), s.steps}}},
+                           o);
     const pld::EpsilonBounds e = acc.epsilon(s.delta);
     INFO(s.name << ": q = " << s.q << ", z = " << s.noise_multiplier << ", T = " << s.steps << ", delta = " << s.delta
                 << "; dp_accounting " << s.pld_add_remove << ", rdpdyn " << e.upper);

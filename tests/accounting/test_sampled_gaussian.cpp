@@ -60,8 +60,7 @@ double S_quadrature(double q, double s, double alpha) {
   return static_cast<double>(log_moment_quadrature<mp>(q, s, alpha, true, mp(1e-30)) / (alpha - 1.0));
 }
 double S_quadrature_fast(double q, double s, double alpha, bool a_direction) {
-  return static_cast<double>(
-      log_moment_quadrature<long double>(q, s, alpha, a_direction, 1e-15L) / (alpha - 1.0));
+  return static_cast<double>(log_moment_quadrature<long double>(q, s, alpha, a_direction, 1e-15L) / (alpha - 1.0));
 }
 
 // Integer order: the finite binomial sum A = sum_k C(a,k)(1-q)^{a-k} q^k exp((k^2-k)/(2 s^2))
@@ -135,12 +134,13 @@ double three_point_rdp_1d(double q, double z, double alpha, double c, double cp)
 TEST_CASE("S_alpha matches 50-digit quadrature of its defining integral", "[sgm]") {
   // (q, sigma, alpha): integer and fractional orders, tiny q (A - 1 ~ 1e-13), q above and at 1/2
   // (the other stabilised series / none), large orders, orders close to 1.
-  struct Case { double q, s, a; };
+  struct Case {
+    double q, s, a;
+  };
   const Case cases[] = {
-      {0.01, 1.0, 2.0},  {0.01, 1.0, 8.0},   {0.1, 2.0, 10.0},  {0.05, 0.8, 3.7},
-      {0.2, 1.5, 1.5},   {1e-5, 1.0, 2.5},   {1e-6, 0.8, 3.0},  {1e-7, 2.0, 7.25},
-      {0.6, 1.2, 5.25},  {0.5, 1.0, 2.5},    {0.9, 3.0, 1.75},  {0.01, 2.0, 100.5},
-      {0.3, 0.7, 64.0},  {0.1, 1.0, 1.01},   {0.001, 0.5, 1.1}, {0.02, 5.0, 256.0},
+      {0.01, 1.0, 2.0}, {0.01, 1.0, 8.0},  {0.1, 2.0, 10.0},  {0.05, 0.8, 3.7},   {0.2, 1.5, 1.5},  {1e-5, 1.0, 2.5},
+      {1e-6, 0.8, 3.0}, {1e-7, 2.0, 7.25}, {0.6, 1.2, 5.25},  {0.5, 1.0, 2.5},    {0.9, 3.0, 1.75}, {0.01, 2.0, 100.5},
+      {0.3, 0.7, 64.0}, {0.1, 1.0, 1.01},  {0.001, 0.5, 1.1}, {0.02, 5.0, 256.0},
   };
   for (const auto& c : cases) {
     INFO("q = " << c.q << ", sigma = " << c.s << ", alpha = " << c.a);
@@ -206,8 +206,8 @@ TEST_CASE("Tiny q keeps full relative accuracy: S ~ C(alpha,2) q^2 (e^{1/s^2} - 
 TEST_CASE("S_alpha is non-decreasing in alpha and in q", "[sgm]") {
   // Rényi divergences are non-decreasing in the order (van Erven & Harremoës 2014, Thm 3); the
   // SGM divergence grows with the sampling probability (MTZ19).
-  const std::vector<double> orders = {1.01, 1.1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6.5, 8,
-                                      12, 16, 24.5, 32, 48, 64, 100.25, 128, 256};
+  const std::vector<double> orders = {1.01, 1.1, 1.25, 1.5, 1.75, 2,  2.5, 3,  3.5,    4,   5,
+                                      6.5,  8,   12,   16,  24.5, 32, 48,  64, 100.25, 128, 256};
   for (double q : {1e-4, 0.01, 0.1, 0.5, 0.8})
     for (double s : {0.5, 1.0, 2.0, 8.0}) {
       double prev = 0.0;
@@ -258,8 +258,7 @@ TEST_CASE("Invalid inputs are rejected with the offending value", "[sgm]") {
   CHECK_THROWS_AS(sampled_gaussian_rdp(0.1, 1, 0.5), std::invalid_argument);
   CHECK_THROWS_AS(sampled_gaussian_rdp(0.1, 1, inf), std::invalid_argument);
   CHECK_THROWS_AS(sampled_gaussian_rdp(0.1, 1, nan), std::invalid_argument);
-  CHECK_THROWS_WITH(sampled_gaussian_rdp(0.1, 1, 2.5, SgmExpansion::Binomial),
-                    Catch::Contains("integer order"));
+  CHECK_THROWS_WITH(sampled_gaussian_rdp(0.1, 1, 2.5, SgmExpansion::Binomial), Catch::Contains("integer order"));
 }
 
 TEST_CASE("Fixed-size sampling, replace adjacency: the three-mean configurations vs S_alpha", "[sgm][composition]") {

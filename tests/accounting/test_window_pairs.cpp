@@ -25,7 +25,8 @@ double law_tail(const DominatingDiscreteLaw& law, double y) {
 }
 }  // namespace
 
-TEST_CASE("The discounted Bernoulli sum's law dominates the exact one (enumeration of 2^12 outcomes)", "[accounting][pld]") {
+TEST_CASE("The discounted Bernoulli sum's law dominates the exact one (enumeration of 2^12 outcomes)",
+          "[accounting][pld]") {
   const double q = 0.3, c = 0.8;
   const int terms = 12;
   std::map<double, double> exact;  // value -> probability
@@ -56,7 +57,8 @@ TEST_CASE("The discounted Bernoulli sum's law dominates the exact one (enumerati
   CHECK(exact_mean == Approx(q * (1 - std::pow(c, terms)) / (1 - c)).epsilon(1e-12));
 }
 
-TEST_CASE("The discounted Bernoulli sum keeps its mean when the far terms are bounded as a block", "[accounting][pld]") {
+TEST_CASE("The discounted Bernoulli sum keeps its mean when the far terms are bounded as a block",
+          "[accounting][pld]") {
   const double q = 0.01, c = 0.995;
   const std::int64_t terms = 20000;
   const DominatingDiscreteLaw law = discounted_bernoulli_sum_upper(q, c, terms, 8192);
@@ -122,8 +124,8 @@ TEST_CASE("Binned batch sizes dominate Binomial(n, q) given [k_lo, k_hi]", "[acc
   CHECK(bins.back().second == Approx(k_hi / n).epsilon(1e-14));
   // exact conditional tails by long-double lgamma
   auto log_pmf = [&](long double k) {
-    return std::lgamma((long double)n + 1) - std::lgamma(k + 1) - std::lgamma((long double)n - k + 1) + k * std::log((long double)q) +
-           ((long double)n - k) * std::log1p(-(long double)q);
+    return std::lgamma((long double)n + 1) - std::lgamma(k + 1) - std::lgamma((long double)n - k + 1) +
+           k * std::log((long double)q) + ((long double)n - k) * std::log1p(-(long double)q);
   };
   long double norm = 0;
   for (double k = k_lo; k <= k_hi; ++k) norm += std::exp(log_pmf(k));
@@ -143,7 +145,8 @@ TEST_CASE("Binned batch sizes dominate Binomial(n, q) given [k_lo, k_hi]", "[acc
   CHECK(mean_rate <= q * 1.01);
 }
 
-TEST_CASE("Binned batch sizes dominate for a large dataset too (n = 1e8: lgamma's round-off would not)", "[accounting][pld]") {
+TEST_CASE("Binned batch sizes dominate for a large dataset too (n = 1e8: lgamma's round-off would not)",
+          "[accounting][pld]") {
   // ln n! ~ 1.7e9 here, so a pmf from double lgamma carries ~1e-7 relative error; the bins come from
   // the ratio recurrence. Exact tails in long double (relative error ~1e-10, far below the check).
   const double n = 1e8, q = 0.01;
@@ -152,8 +155,9 @@ TEST_CASE("Binned batch sizes dominate for a large dataset too (n = 1e8: lgamma'
   const auto bins = pld::binomial_size_bins(n, q, k_lo, k_hi);
   std::vector<long double> pmf;
   for (double k = k_lo; k <= k_hi; ++k)
-    pmf.push_back(std::exp(std::lgamma((long double)n + 1) - std::lgamma((long double)k + 1) - std::lgamma((long double)n - k + 1) +
-                           k * std::log((long double)q) + ((long double)n - k) * std::log1p(-(long double)q)));
+    pmf.push_back(std::exp(std::lgamma((long double)n + 1) - std::lgamma((long double)k + 1) -
+                           std::lgamma((long double)n - k + 1) + k * std::log((long double)q) +
+                           ((long double)n - k) * std::log1p(-(long double)q)));
   std::vector<long double> tail(pmf.size() + 1, 0.0L);
   for (std::size_t i = pmf.size(); i-- > 0;) tail[i] = tail[i + 1] + pmf[i];
   for (std::size_t i = 0; i < pmf.size(); i += 997) {
@@ -166,4 +170,3 @@ TEST_CASE("Binned batch sizes dominate for a large dataset too (n = 1e8: lgamma'
   }
   CHECK_THROWS_AS(pld::binomial_size_bins(1e15, 0.5, 0, 1e15), std::length_error);
 }
-

@@ -36,8 +36,8 @@ at::Setting setting(double sigma, double eta, double L, double D, double n, doub
 }
 
 // The same run described in C21 units, as `compare` would hand it over.
-TrainingRun run_of(double sigma_at, double eta, double L, std::optional<double> D, double n,
-                   std::int64_t b, std::int64_t T, BatchSampling sampling, std::vector<double> orders) {
+TrainingRun run_of(double sigma_at, double eta, double L, std::optional<double> D, double n, std::int64_t b,
+                   std::int64_t T, BatchSampling sampling, std::vector<double> orders) {
   TrainingRun r;
   r.n = n;
   r.batch_size = b;
@@ -67,8 +67,8 @@ double b1_brute(double alpha, double sigma, double eta, double L, double D, doub
 
 // (B.2) (c = 1) or (B.3) (c < 1) by brute force: sigma1 on a 400-point grid, every window
 // k = T~ = 1..T-1 (App. B.2, B.3, footnote 11), and the T S_alpha(b/n, b sigma/(2L)) branch.
-double split_brute(double alpha, double sigma, double eta, double L, double D, double n, double b,
-                   std::int64_t T, double c) {
+double split_brute(double alpha, double sigma, double eta, double L, double D, double n, double b, std::int64_t T,
+                   double c) {
   const double q = b / n;
   double best = static_cast<double>(T) * sampled_gaussian_rdp(q, b * sigma / (2 * L), alpha);
   for (int i = 1; i <= 400; ++i) {
@@ -139,8 +139,8 @@ TEST_CASE("composition-gaussian is C21's composition baseline for full batch", "
   CHECK(r.name == "composition-gaussian");
   REQUIRE(r.R.size() == 3);
   for (std::size_t i = 0; i < 3; ++i)
-    CHECK(r.R[i] == Approx(closed_forms::composition(run.orders[i], run.sensitivity, run.n, run.sigma,
-                                                     run.eta, static_cast<double>(run.steps)))
+    CHECK(r.R[i] == Approx(closed_forms::composition(run.orders[i], run.sensitivity, run.n, run.sigma, run.eta,
+                                                     static_cast<double>(run.steps)))
                         .epsilon(1e-13));
   CHECK(r.R[1] == Approx(0.04).epsilon(1e-12));  // the same value
   // Remove adjacency with full batch (public normaliser n): the same formula with the run's S_g.
@@ -151,8 +151,8 @@ TEST_CASE("composition-gaussian is C21's composition baseline for full batch", "
 TEST_CASE("composition-gaussian for mini-batches uses eta S_g / b", "[composition]") {
   // Per-step batches may hold the record at every step (2000 uses); partition and shuffle batches
   // once per epoch (2000 steps / (n/b = 10) = 200 uses).
-  for (auto sampling : {BatchSampling::Partition, BatchSampling::ShuffleOnce, BatchSampling::Shuffle,
-                        BatchSampling::PerStep}) {
+  for (auto sampling :
+       {BatchSampling::Partition, BatchSampling::ShuffleOnce, BatchSampling::Shuffle, BatchSampling::PerStep}) {
     TrainingRun run = run_of(4.0, 0.05, 1.0, 0.1, 1000, 100, 2000, sampling, {2, 8});
     const auto r = composition_gaussian(run);
     REQUIRE(r.applies);
@@ -186,8 +186,8 @@ TEST_CASE("composition-sgm composes S_alpha(b/n, z) over the steps", "[compositi
 
 TEST_CASE("Composition accountants refuse with the failing assumption", "[composition][refusal]") {
   TrainingRun run = run_of(4.0, 0.05, 1.0, 0.1, 1000, 100, 2000, BatchSampling::PerStep, {2});
-  for (auto s : {BatchSampling::FullBatch, BatchSampling::Partition, BatchSampling::ShuffleOnce,
-                 BatchSampling::Shuffle}) {
+  for (auto s :
+       {BatchSampling::FullBatch, BatchSampling::Partition, BatchSampling::ShuffleOnce, BatchSampling::Shuffle}) {
     TrainingRun r2 = run;
     r2.sampling = s;
     const auto r = composition_sgm(r2);
@@ -223,8 +223,8 @@ TEST_CASE("Zero steps: every analysis applies and bounds R by 0", "[composition]
   auto run = run_of(4, 0.05, 1, 0.1, 1000, 100, 0, BatchSampling::PerStep, {2, 7.5});
   run.lambda = 1.0;
   run.beta = 2.0;
-  for (const auto& r : {composition_gaussian(run), composition_sgm(run), altschuler_talwar_b2(run),
-                        altschuler_talwar_b3(run)}) {
+  for (const auto& r :
+       {composition_gaussian(run), composition_sgm(run), altschuler_talwar_b2(run), altschuler_talwar_b3(run)}) {
     REQUIRE(r.applies);
     CHECK(r.R == std::vector<double>{0.0, 0.0});
   }
@@ -240,7 +240,11 @@ TEST_CASE("Zero steps: every analysis applies and bounds R by 0", "[composition]
 
 TEST_CASE("(B.1) equals its brute-force minimum and reference values", "[at][b1]") {
   // Reference values computed independently of this code, (alpha, sigma, eta, L, D, n, T).
-  struct Case { double alpha, sigma, eta, L, D, n; std::int64_t T; double expected; };
+  struct Case {
+    double alpha, sigma, eta, L, D, n;
+    std::int64_t T;
+    double expected;
+  };
   const Case cases[] = {{2, 1, 0.1, 1, 1, 100, 50, 0.02},
                         {2, 1, 0.1, 1, 1, 100, 5000, 0.8016},
                         {8, 1, 0.05, 1, 0.1, 1000, 20000, 0.064064},
@@ -251,8 +255,8 @@ TEST_CASE("(B.1) equals its brute-force minimum and reference values", "[at][b1]
     CHECK(v == Approx(c.expected).epsilon(1e-12));
     CHECK(v == Approx(b1_brute(c.alpha, c.sigma, c.eta, c.L, c.D, c.n, c.T)).epsilon(1e-13));
     // The same through a C21-unit run (sigma_C = sigma sqrt(eta/2), S_g = 2L).
-    const auto r = altschuler_talwar_b1(
-        run_of(c.sigma, c.eta, c.L, c.D, c.n, static_cast<std::int64_t>(c.n), c.T, BatchSampling::FullBatch, {c.alpha}));
+    const auto r = altschuler_talwar_b1(run_of(c.sigma, c.eta, c.L, c.D, c.n, static_cast<std::int64_t>(c.n), c.T,
+                                               BatchSampling::FullBatch, {c.alpha}));
     REQUIRE(r.applies);
     CHECK(r.R[0] == Approx(c.expected).epsilon(1e-12));
   }
@@ -332,9 +336,12 @@ TEST_CASE("(B.1) refusals name the failing assumption", "[at][b1][refusal]") {
 // (B.2) and (B.3)
 
 TEST_CASE("(B.2) matches reference values and a brute-force search", "[at][b2]") {
-  struct Case { double alpha, sigma, eta, L, D, n, b; std::int64_t T; double expected; };
-  const Case cases[] = {{8, 4, 0.05, 1, 0.1, 1000, 100, 20000, 0.0040021},
-                        {4, 2, 0.5, 1, 1, 500, 50, 3000, 0.0160204}};
+  struct Case {
+    double alpha, sigma, eta, L, D, n, b;
+    std::int64_t T;
+    double expected;
+  };
+  const Case cases[] = {{8, 4, 0.05, 1, 0.1, 1000, 100, 20000, 0.0040021}, {4, 2, 0.5, 1, 1, 500, 50, 3000, 0.0160204}};
   for (const auto& c : cases) {
     const auto st = setting(c.sigma, c.eta, c.L, c.D, c.n, c.b, c.T);
     const auto v = at::bound_b2(st, c.alpha);
@@ -354,8 +361,8 @@ TEST_CASE("(B.2) matches reference values and a brute-force search", "[at][b2]")
     CHECK(v.window >= 1);
     CHECK(v.window <= c.T - 1);
     // Through the C21-unit run.
-    const auto r = altschuler_talwar_b2(run_of(c.sigma, c.eta, c.L, c.D, c.n, static_cast<std::int64_t>(c.b),
-                                               c.T, BatchSampling::PerStep, {c.alpha}));
+    const auto r = altschuler_talwar_b2(
+        run_of(c.sigma, c.eta, c.L, c.D, c.n, static_cast<std::int64_t>(c.b), c.T, BatchSampling::PerStep, {c.alpha}));
     REQUIRE(r.applies);
     CHECK(r.R[0] == Approx(v.value).epsilon(1e-12));
   }
@@ -390,7 +397,11 @@ TEST_CASE("(B.2) is the composition-sgm value at first, then plateaus", "[at][b2
 }
 
 TEST_CASE("(B.3) matches reference values and a brute-force search", "[at][b3]") {
-  struct Case { double alpha, sigma, eta, L, D, n, b; std::int64_t T; double c, expected; };
+  struct Case {
+    double alpha, sigma, eta, L, D, n, b;
+    std::int64_t T;
+    double c, expected;
+  };
   const Case cases[] = {{8, 4, 0.05, 1, 0.1, 1000, 100, 20000, 0.9, 7.3465e-5},
                         {4, 2, 0.5, 1, 3, 500, 50, 3000, 0.5, 1.21728e-4}};
   for (const auto& c : cases) {
@@ -403,7 +414,8 @@ TEST_CASE("(B.3) matches reference values and a brute-force search", "[at][b3]")
     CHECK(v.value >= brute * (1 - 1e-4));
     CHECK(v.value <= at::bound_b2(st, c.alpha).value * (1 + 1e-9));  // (1-c^2)/(c^{-2k}-1) <= 1/k
     // Through the run: c = max(|1 - eta lambda|, |1 - eta beta|) with lambda = beta = (1 - c)/eta.
-    auto run = run_of(c.sigma, c.eta, c.L, c.D, c.n, static_cast<std::int64_t>(c.b), c.T, BatchSampling::PerStep, {c.alpha});
+    auto run =
+        run_of(c.sigma, c.eta, c.L, c.D, c.n, static_cast<std::int64_t>(c.b), c.T, BatchSampling::PerStep, {c.alpha});
     run.lambda = run.beta = (1 - c.c) / c.eta;
     const auto r = altschuler_talwar_b3(run);
     REQUIRE(r.applies);
@@ -682,12 +694,13 @@ TEST_CASE("Thm 5.6: the entry in C21 units, and its refusals", "[at][thm56][refu
   run.sampling = BatchSampling::ShuffleOnce;
   CHECK(altschuler_talwar_thm56(run).applies);
   run.sampling = BatchSampling::PerStep;
-  CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("sampling = per-step: Thm 5.6 is for cyclic batches"));
+  CHECK_THAT(altschuler_talwar_thm56(run).reason,
+             Catch::Contains("sampling = per-step: Thm 5.6 is for cyclic batches"));
   run = run_of(1, 0.05, 1, 0.1, 1000, 100, 20005, BatchSampling::Partition, {2.0});
   CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs whole epochs"));
   run = run_of(1, 0.05, 1, std::nullopt, 1000, 100, 20000, BatchSampling::Partition, {2.0});
   CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs projection onto a convex set of finite "
-                                                                   "diameter D > 0 (A&T Thm 5.6"));
+                                                                  "diameter D > 0 (A&T Thm 5.6"));
   run = run_of(1, 0.05, 1, 0.1, 1000, 300, 20000, BatchSampling::Partition, {2.0});
   CHECK_THAT(altschuler_talwar_thm56(run).reason, Catch::Contains("needs b to divide n"));
   run = run_of(1, 0.05, 1, 0.1, 1000, 100, 20000, BatchSampling::Partition, {2.0});

@@ -21,8 +21,8 @@ TEST_CASE("Thm 2 at gamma = 1/2 is the form stated in C21 Thm 2", "[closed-form]
   // C21 Thm 2, gamma = 1/2: alpha S_g^2 / (2 c sigma^4 n^2) (1 - e^{-sigma^2 c eta K}).
   for (double c : {10.0, 1250.0, 1e5})
     for (double K : {1.0, 100.0, 1e4}) {
-      const double stated = 7.0 * Sg * Sg / (2.0 * c * std::pow(sigma, 4) * n * n) *
-                            -std::expm1(-sigma * sigma * c * eta * K);
+      const double stated =
+          7.0 * Sg * Sg / (2.0 * c * std::pow(sigma, 4) * n * n) * -std::expm1(-sigma * sigma * c * eta * K);
       CHECK(closed_forms::thm2(7.0, Sg, n, sigma, c, 0.5, eta * K) == Approx(stated).epsilon(1e-13));
     }
 }
@@ -138,7 +138,8 @@ AnalysisResult assess_entry(const RunConfig& c, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("chourasia-thm3-exact and -lower: C21 Thm 3 at stated numbers, statuses, rounding", "[closed-form][registry]") {
+TEST_CASE("chourasia-thm3-exact and -lower: C21 Thm 3 at stated numbers, statuses, rounding",
+          "[closed-form][registry]") {
   // C21 Thm 3 with alpha = 2, S_g = 2, n = 100, sigma = 0.5, eta = 0.1, K = 50 (python3, the
   // formulas as printed): exact alpha S_g^2/(4 sigma^2 n^2) (2-eta)(1-(1-eta)^K)/(1+(1-eta)^K)
   // = 0.0015044128560060162; lower alpha S_g^2/(4 sigma^2 n^2)(1 - e^{-eta K}) = 0.0007946096424007316.

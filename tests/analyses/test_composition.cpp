@@ -65,7 +65,10 @@ AnalysisResult assess(const RunConfig& c, const std::string& name) {
 TEST_CASE("composition-gaussian counts the uses of the record per sampling scheme", "[composition]") {
   // 205 steps, N = 10: partition-type schemes use the record ceil(205 / 10) = 21 times (the worst
   // position j = 0..4 is in 21 batches), every-step schemes 205 times.
-  const struct { BatchSampling s; double uses; } expected[] = {
+  const struct {
+    BatchSampling s;
+    double uses;
+  } expected[] = {
       {BatchSampling::Partition, 21}, {BatchSampling::ShuffleOnce, 21}, {BatchSampling::Shuffle, 21},
       {BatchSampling::PerStep, 205},  {BatchSampling::Poisson, 205},
   };
@@ -127,7 +130,8 @@ TEST_CASE("composition composes phase by phase, adds released Gaussians and R_0"
   s.orders = {1.1, 2.0, 64.0};
   s.events = {{500, GaussianRelease{0.0002, 0.01}}};
   double per_alpha = 0.0;
-  for (const auto& p : s.algorithm.phases) per_alpha += static_cast<double>(p.steps) * per_use(1.0, p.eta, p.sigma, 2.0, 1e4);
+  for (const auto& p : s.algorithm.phases)
+    per_alpha += static_cast<double>(p.steps) * per_use(1.0, p.eta, p.sigma, 2.0, 1e4);
   per_alpha += 0.0002 * 0.0002 / (2 * 0.01 * 0.01);
   const TrainingRun run = training_run_of(s);
   const AnalysisResult r = composition_gaussian(s, run);
@@ -189,8 +193,8 @@ TEST_CASE("composition-sgm with events and R_0; Poisson under replace needs the 
   CHECK_THAT(r.reason, Catch::Contains("Poisson, q = 0.1") && Catch::Contains("as declared"));
   for (std::size_t i = 0; i < s.orders.size(); ++i) {
     const double a = s.orders[i];
-    CHECK(r.R[i] == Approx(300 * sampled_gaussian_rdp(0.1, z, a) + a * (0.001 * 0.001 / (2 * 0.01)) + 0.002 * a)
-                        .epsilon(1e-11));
+    CHECK(r.R[i] ==
+          Approx(300 * sampled_gaussian_rdp(0.1, z, a) + a * (0.001 * 0.001 / (2 * 0.01)) + 0.002 * a).epsilon(1e-11));
   }
   s.gradients_norm_bounded = false;
   const AnalysisResult refused = composition_sgm(s, training_run_of(s));
@@ -265,5 +269,6 @@ TEST_CASE("An accounting-only run: the analyses that need eta, S_g or [lsi] say 
              Catch::Equals("needs the gradient sensitivity S_g (algorithm.sensitivity); the run declares none"));
   s.algorithm.declares_sensitivity = true;
   s.algorithm.sensitivity = 1.0;
-  CHECK_THAT(assess(c, "altschuler-talwar-b2").reason, Catch::Contains("([lsi] lambda, beta); the run declares no [lsi]"));
+  CHECK_THAT(assess(c, "altschuler-talwar-b2").reason,
+             Catch::Contains("([lsi] lambda, beta); the run declares no [lsi]"));
 }

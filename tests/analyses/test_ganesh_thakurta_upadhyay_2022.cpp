@@ -51,8 +51,8 @@ RunConfig strongly_convex_run() {
 // Reference values: /usr/bin/python3 with mpmath 1.2.1 at mp.dps = 40, evaluating the printed
 // formulas directly (not this code): a b D^2/m (1 - exp(-b m T/2)) and, for pdi's optimal gamma,
 // the closed form of the seed-001 digest section 4B item 10 with c = lambda/sigma^2.
-constexpr double kLemmaI2At8 = 0.005874656008807047710915016483410177229838;   // alpha 8, D .002, b 100, m .5, T .1
-constexpr double kLemmaI2Other = 0.01048208682131696855032533589375166310043;  // alpha 3, D .05, b 4, m 2, T .3
+constexpr double kLemmaI2At8 = 0.005874656008807047710915016483410177229838;       // alpha 8, D .002, b 100, m .5, T .1
+constexpr double kLemmaI2Other = 0.01048208682131696855032533589375166310043;      // alpha 3, D .05, b 4, m 2, T .3
 constexpr double kOptimalGammaAt8 = 0.003164549938920893962851940079634406338192;  // same run, alpha 8
 
 }  // namespace
@@ -138,18 +138,20 @@ TEST_CASE("GTU Lemma I.2 in C21 units, both ways: alpha S_g^2/(lambda sigma^2 n^
       const double t = 3.0, Sg = 2.0, n = 500.0, alpha = 3.0;
       const double c21 = alpha * Sg * Sg / (lambda * sigma * sigma * n * n) * (1.0 - std::exp(-lambda * t / 2.0));
       CHECK(gtu::lemma_i2(alpha, nu::gtu_delta_from_c21(Sg, n), nu::gtu_beta_from_c21_sigma(sigma),
-                          nu::gtu_m_from_c21_lambda(lambda), nu::gtu_time_from_c21(t, sigma)) ==
-            Approx(c21).epsilon(1e-13));
+                          nu::gtu_m_from_c21_lambda(lambda),
+                          nu::gtu_time_from_c21(t, sigma)) == Approx(c21).epsilon(1e-13));
       // beta m T = lambda t: the exponent is the same in both units.
-      CHECK(nu::gtu_beta_from_c21_sigma(sigma) * lambda * nu::gtu_time_from_c21(t, sigma) == Approx(lambda * t).epsilon(1e-15));
+      CHECK(nu::gtu_beta_from_c21_sigma(sigma) * lambda * nu::gtu_time_from_c21(t, sigma) ==
+            Approx(lambda * t).epsilon(1e-15));
     }
 }
 
-TEST_CASE("ganesh-lemma-i2 on the strongly convex Langevin example, and its refusals", "[gtu][lemma-i2][registry][refusal]") {
+TEST_CASE("ganesh-lemma-i2 on the strongly convex Langevin example, and its refusals",
+          "[gtu][lemma-i2][registry][refusal]") {
   const AnalysisResult r = assess(strongly_convex_run(), "ganesh-lemma-i2");
   REQUIRE(r.applies);
   CHECK(r.R[1] == Approx(kLemmaI2At8).epsilon(1e-13));
-  CHECK(r.R[0] == Approx(kLemmaI2At8 / 4.0).epsilon(1e-13));  // linear in alpha
+  CHECK(r.R[0] == Approx(kLemmaI2At8 / 4.0).epsilon(1e-13));    // linear in alpha
   CHECK(r.R[1] >= gtu::lemma_i2(8.0, 0.002, 100.0, 0.5, 0.1));  // rounded outward
   CHECK_THAT(r.reason, Catch::Contains("m = lambda = 0.5"));
   const Analysis* entry = find_analysis("ganesh-lemma-i2");
@@ -178,7 +180,8 @@ TEST_CASE("ganesh-lemma-i2 on the strongly convex Langevin example, and its refu
   for (const char* name : {"ganesh-lemma-i2", "ganesh-lemma-c1"}) CHECK_FALSE(assess(c, name).applies);
 }
 
-TEST_CASE("pdi (optimal gamma, characteristics engine, c = lambda/sigma^2) is at or below Lemma I.2", "[gtu][lemma-i2][pdi]") {
+TEST_CASE("pdi (optimal gamma, characteristics engine, c = lambda/sigma^2) is at or below Lemma I.2",
+          "[gtu][lemma-i2][pdi]") {
   const RunConfig c = strongly_convex_run();
   const AnalysisResult pdi = assess(c, "pdi"), i2 = assess(c, "ganesh-lemma-i2"), c1 = assess(c, "ganesh-lemma-c1");
   REQUIRE(pdi.applies);

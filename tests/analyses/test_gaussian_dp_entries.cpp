@@ -207,7 +207,8 @@ TEST_CASE("gdp-composition is mu_1 sqrt(T) on full batch; refuses R_0", "[gdp]")
   CHECK(r.R[1] == Approx(4.0 * mu * mu / 2).epsilon(1e-12));
   // Same composed Rényi curve as composition-gaussian, smaller epsilon by the exact conversion.
   const Comparison cmp = run_comparison(c, engines);
-  CHECK(entry(cmp, "gdp-composition").result.R[0] == Approx(entry(cmp, "composition-gaussian").result.R[0]).epsilon(1e-12));
+  CHECK(entry(cmp, "gdp-composition").result.R[0] ==
+        Approx(entry(cmp, "composition-gaussian").result.R[0]).epsilon(1e-12));
   CHECK(entry(cmp, "gdp-composition").epsilon < entry(cmp, "composition-gaussian").epsilon);
   RunConfig with_r0 = c;
   with_r0.spec.initial = LinearCurve{0.01};
@@ -372,7 +373,8 @@ TEST_CASE("bok-su-altschuler-cyclic: the registry entry, its samplings and refus
   CHECK(*once.mu == *r.mu);
   // shuffle: one epoch only (then it is one random partition); more epochs move the record.
   CHECK(assess(cyclic_run(BatchSampling::Shuffle, n, b, 20, eta, sigma, Sg, lambda, beta)).applies);
-  const AnalysisResult reshuffled = assess(cyclic_run(BatchSampling::Shuffle, n, b, steps, eta, sigma, Sg, lambda, beta));
+  const AnalysisResult reshuffled =
+      assess(cyclic_run(BatchSampling::Shuffle, n, b, steps, eta, sigma, Sg, lambda, beta));
   CHECK(!reshuffled.applies);
   CHECK(reshuffled.reason.find("fresh partition") != std::string::npos);
   for (BatchSampling fresh : {BatchSampling::PerStep, BatchSampling::Poisson}) {

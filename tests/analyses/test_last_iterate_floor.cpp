@@ -53,7 +53,8 @@ TEST_CASE("Every valid analysis stays above the exact last iterate of a linear l
         continue;
       }
       if (!bounds_the_run(e.status) || e.status == AnalysisStatus::Exact) continue;
-      INFO(a.name << ": q = " << s.algorithm.sampling_rate << ", z = " << z << ", T = " << steps << ", delta = " << delta);
+      INFO(a.name << ": q = " << s.algorithm.sampling_rate << ", z = " << z << ", T = " << steps
+                  << ", delta = " << delta);
       CHECK(e.epsilon >= floor.lower);
       ++compared;
     }

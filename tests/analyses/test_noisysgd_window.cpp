@@ -163,14 +163,17 @@ TEST_CASE("noisysgd-window is not monotone in the number of steps (its registry 
   const double n = 1000, eta = 0.5, Sg = 2.0;
   const std::int64_t b = 50;
   const double sigma = 1.1 * noise_units::step_sensitivity(Sg, eta, static_cast<double>(b)) / std::sqrt(2.0 * eta);
-  const double at150 = entry_epsilon(sampled_run(BatchSampling::PerStep, 150, n, b, eta, sigma, Sg, 0.1, 1.1), "noisysgd-window");
-  const double at200 = entry_epsilon(sampled_run(BatchSampling::PerStep, 200, n, b, eta, sigma, Sg, 0.1, 1.1), "noisysgd-window");
+  const double at150 =
+      entry_epsilon(sampled_run(BatchSampling::PerStep, 150, n, b, eta, sigma, Sg, 0.1, 1.1), "noisysgd-window");
+  const double at200 =
+      entry_epsilon(sampled_run(BatchSampling::PerStep, 200, n, b, eta, sigma, Sg, 0.1, 1.1), "noisysgd-window");
   INFO("T = 150: " << at150 << ", T = 200: " << at200);
   CHECK(at200 < at150);
   CHECK_FALSE(find_analysis("noisysgd-window")->monotone_in_steps);
 }
 
-TEST_CASE("noisysgd-window with b = n (every record every step) is the Gaussian composition's shape, no throw", "[analyses][pld]") {
+TEST_CASE("noisysgd-window with b = n (every record every step) is the Gaussian composition's shape, no throw",
+          "[analyses][pld]") {
   const double n = 100, eta = 0.1, Sg = 2.0;
   const double sigma = 1.0 * noise_units::step_sensitivity(Sg, eta, n) / std::sqrt(2.0 * eta);
   for (std::int64_t T : {1, 50}) {
@@ -181,4 +184,3 @@ TEST_CASE("noisysgd-window with b = n (every record every step) is the Gaussian 
     CHECK(window > 0.0);
   }
 }
-

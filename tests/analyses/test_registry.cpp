@@ -15,7 +15,7 @@ TEST_CASE("Registry: unique names, citations, statuses with notes", "[registry]"
     INFO(a.name);
     CHECK(names.insert(a.name).second);
     CHECK(find_analysis(a.name) == &a);
-    CHECK((a.citation.find("arXiv:") != std::string::npos));  // papers are cited by arXiv id
+    CHECK((a.citation.find("arXiv:") != std::string::npos));                   // papers are cited by arXiv id
     if (a.status != AnalysisStatus::Published) CHECK(!a.status_note.empty());  // where the gap / derivation is
     CHECK(a.assess);
   }

@@ -46,8 +46,7 @@ double eps0_product(std::int64_t j, double q) {
 }
 
 // Lemma 3.2 (56) over the actual steps with the LSI recursion (72)/(77) run alongside.
-double recursion_by_lsi(std::int64_t N, std::int64_t steps, std::int64_t j0, double eta, double sigma,
-                        double lambda) {
+double recursion_by_lsi(std::int64_t N, std::int64_t steps, std::int64_t j0, double eta, double sigma, double lambda) {
   const double L = 1 - eta * lambda;
   double inv_c = 0, u = 0;  // 1/c_0 = 0: point initialisation
   for (std::int64_t m = 0; m < steps; ++m) {
@@ -55,7 +54,7 @@ double recursion_by_lsi(std::int64_t N, std::int64_t steps, std::int64_t j0, dou
       u += 1;
     else
       u *= 1 / (1 + 2 * eta * sigma * sigma / (inv_c * L * L));  // (1 + c 2 eta sigma^2 / L^2)^{-1}
-    inv_c = L * L * inv_c + 2 * eta * sigma * sigma;              // (77)
+    inv_c = L * L * inv_c + 2 * eta * sigma * sigma;             // (77)
   }
   return u;
 }
@@ -99,7 +98,8 @@ const double kChordTol = (kGridRatio - 1) * (kGridRatio - 1) / 4;
 // --------------------------------------------------------------------------------------------
 
 TEST_CASE("Lemma 3.2's step cost is the Gaussian mechanism of one step", "[ye-shokri][units]") {
-  // YS22 Lemma 3.2, eq. (70) ([FIX] reading of eq. (70), see docs/analyses.md): alpha Delta^2 / (2 s^2), Delta = eta S_g / b, s^2 = 2 eta sigma^2.
+  // YS22 Lemma 3.2, eq. (70) ([FIX] reading of eq. (70), see docs/analyses.md): alpha Delta^2 / (2 s^2), Delta = eta
+  // S_g / b, s^2 = 2 eta sigma^2.
   for (double eta : {0.01, 0.05, 0.75})
     for (double sigma : {0.02, 1.0})
       for (double b : {1.0, 10.0, 2048.0}) {
@@ -135,7 +135,8 @@ TEST_CASE("Lemmas D.2/D.3: closed forms follow the LSI recursions (72)/(77)", "[
 }
 
 TEST_CASE("rho_m is Lemma 3.2's factor at the Lemma D.2/D.3 constant", "[ye-shokri][lsi]") {
-  // [DERIVED, docs/analyses.md section 3.2]: rho_m = (1 + 2 c_m eta sigma^2 / L^2)^{-1} = q S_m / S_{m+1}; convex m/(m+1).
+  // [DERIVED, docs/analyses.md section 3.2]: rho_m = (1 + 2 c_m eta sigma^2 / L^2)^{-1} = q S_m / S_{m+1}; convex
+  // m/(m+1).
   const double eta = 0.05, sigma = 1.3;
   for (std::int64_t m = 0; m < 300; m += 7) {
     const double c = ys::lsi_constant_convex(m, eta, sigma);
@@ -151,7 +152,7 @@ TEST_CASE("rho_m is Lemma 3.2's factor at the Lemma D.2/D.3 constant", "[ye-shok
       REQUIRE(rho == Approx(ys::lemma32_contraction(c, eta, sigma, L)).margin(1e-14));
       REQUIRE(rho == Approx(q * sum_q(m, q) / sum_q(m + 1, q)).margin(1e-14));
       REQUIRE(rho <= q * (1 + 1e-15));  // contraction at least the Lipschitz bound's (strictly, until rounding)
-      REQUIRE(rho >= prev - 1e-15);  // and weakening as the LSI constant decreases
+      REQUIRE(rho >= prev - 1e-15);     // and weakening as the LSI constant decreases
       if (m < 20) REQUIRE((rho < q && rho > prev));
       prev = rho;
     }
@@ -178,12 +179,14 @@ TEST_CASE("transport grid holds the user's orders and reaches alpha close to 1",
   }
 }
 
-TEST_CASE("grid step on alpha-linear data: exact at nodes, else above by at most the chord error", "[ye-shokri][grid]") {
+TEST_CASE("grid step on alpha-linear data: exact at nodes, else above by at most the chord error",
+          "[ye-shokri][grid]") {
   // V1 / s.5.2: R_old = k alpha gives R_new = rho k alpha exactly (u = R/alpha is constant).
   const double k = 3e-3;
   // A pure log grid alpha - 1 = 10^(-2 + i/256): rho = r^-m maps node i onto node i - m.
   std::vector<double> g;
-  for (int i = 0; i <= 3 * ys::kGridPointsPerDecade; ++i) g.push_back(1 + std::pow(10.0, -2.0 + double(i) / ys::kGridPointsPerDecade));
+  for (int i = 0; i <= 3 * ys::kGridPointsPerDecade; ++i)
+    g.push_back(1 + std::pow(10.0, -2.0 + double(i) / ys::kGridPointsPerDecade));
   std::vector<double> R;
   for (double a : g) R.push_back(k * a);
   for (int m : {1, 17, 300}) {
@@ -243,14 +246,15 @@ TEST_CASE("grid recursion on nonlinear data agrees with the composed characteris
     W = s.rho * (W + s.gaussian_cost);
   }
   const std::vector<double> orders{1.25, 2.0, 5.0, 16.0, 64.0};
-  const auto curve = ys::lemma32_recursion_from_curve(orders, [&](double a) { return kappa * a * a; }, steps);
+  const auto curve = ys::lemma32_recursion_from_curve(
+      orders, [&](double a) { return kappa * a * a; }, steps);
   std::vector<double> R0;
   for (double a : orders) R0.push_back(kappa * a * a);
   const auto values = ys::lemma32_recursion_from_values(orders, R0, steps);
   for (std::size_t i = 0; i < orders.size(); ++i) {
     const double a = orders[i];
     const double exact = a * (P * kappa * (1 + (a - 1) * P) + W);
-    CHECK(curve[i] >= exact * (1 - 1e-12));                                       // sound
+    CHECK(curve[i] >= exact * (1 - 1e-12));                                        // sound
     CHECK(curve[i] <= exact * std::pow(1 + 2 * kChordTol, double(steps.size())));  // and tight
     CHECK(values[i] >= curve[i] * (1 - 1e-12));  // less initial information, larger bound
   }
@@ -266,7 +270,8 @@ TEST_CASE("grid recursion from R = 0 reproduces the scalar Lemma 3.2 recursion",
   for (std::int64_t m = 0; m < T; ++m)
     steps.push_back(m % N == j0 ? ys::Lemma32Step{kW, 1.0} : ys::Lemma32Step{0.0, ys::contraction_factor(m, q)});
   const std::vector<double> orders{1.1, 4.0, 8.0, 100.0};
-  const auto R = ys::lemma32_recursion_from_curve(orders, [](double) { return 0.0; }, steps);
+  const auto R = ys::lemma32_recursion_from_curve(
+      orders, [](double) { return 0.0; }, steps);
   const double u = recursion_by_lsi(N, T, j0, kEta, kSigma, 1.0);
   CHECK(ys::plain_recursion_units(N, T, j0, q) == Approx(u).epsilon(1e-12));
   for (std::size_t i = 0; i < orders.size(); ++i) {
@@ -281,7 +286,8 @@ TEST_CASE("grid recursion from R = 0 reproduces the scalar Lemma 3.2 recursion",
 
 TEST_CASE("V2: eps_0^j of (99) against the product (98) and the reference table", "[ye-shokri][validation]") {
   const double q = std::pow(1 - kEta * 1.0, 2);  // lambda = 1
-  for (std::int64_t j = 1; j <= 100; ++j) REQUIRE(ys::epoch_start_units(j, q) == Approx(eps0_product(j, q)).epsilon(1e-13));
+  for (std::int64_t j = 1; j <= 100; ++j)
+    REQUIRE(ys::epoch_start_units(j, q) == Approx(eps0_product(j, q)).epsilon(1e-13));
   // V2: eps_0^j / alpha for j = 1, 2, 5, 10.
   CHECK(kW * ys::epoch_start_units(1, q) == Approx(1.25e-4).epsilon(1e-4));
   CHECK(kW * ys::epoch_start_units(2, q) == Approx(5.9297e-5).epsilon(1e-4));
@@ -296,7 +302,10 @@ TEST_CASE("V2: eps_0^j of (99) against the product (98) and the reference table"
 
 TEST_CASE("V3: Thm D.4 and the plain recursion, convex", "[ye-shokri][validation]") {
   const double aw = kAlpha * kW;
-  struct Row { std::int64_t K; double d4_0, plain_0, d4_99, plain_99; };
+  struct Row {
+    std::int64_t K;
+    double d4_0, plain_0, d4_99, plain_99;
+  };
   for (const Row& r : {Row{1, 1e-5, 1e-5, 1e-3, 1e-3}, Row{2, 2e-5, 5.1005e-4, 1.01e-3, 1.5025e-3},
                        Row{10, 1e-4, 4.5282e-3, 1.09e-3, 5.5226e-3}, Row{100, 1e-3, 4.9754e-2, 1.99e-3, 5.0749e-2}}) {
     const std::int64_t T = r.K * kBatches;
@@ -307,7 +316,8 @@ TEST_CASE("V3: Thm D.4 and the plain recursion, convex", "[ye-shokri][validation
     // The shifted recursion (first use at step 0, (82)) is the same run shortened, and never larger.
     const auto shifted = ys::shifted_recursion_units(kBatches, T, 1.0);
     for (std::int64_t j0 : {0, 1, 50, 99}) {
-      REQUIRE(shifted[std::size_t(j0)] == Approx(recursion_by_lsi(kBatches, T - j0, 0, kEta, kSigma, 0.0)).epsilon(1e-12));
+      REQUIRE(shifted[std::size_t(j0)] ==
+              Approx(recursion_by_lsi(kBatches, T - j0, 0, kEta, kSigma, 0.0)).epsilon(1e-12));
       REQUIRE(shifted[std::size_t(j0)] <= ys::plain_recursion_units(kBatches, T, j0, 1.0) * (1 + 1e-12));
     }
   }
@@ -315,7 +325,11 @@ TEST_CASE("V3: Thm D.4 and the plain recursion, convex", "[ye-shokri][validation
 
 TEST_CASE("V4: Thm 3.3, plain recursion, Thm 4.2 and Thm 4.3 at lambda = 1 and 0.01", "[ye-shokri][validation]") {
   const double aw = kAlpha * kW;
-  struct Row { double lambda; std::int64_t K; double t33_0, t33_99, plain_0, t42, t43; };
+  struct Row {
+    double lambda;
+    std::int64_t K;
+    double t33_0, t33_99, plain_0, t42, t43;
+  };
   for (const Row& r : {Row{1, 1, 3.7870e-9, 1.0e-3, 3.7870e-9, 3.0374e-5, 1.0396e-4},
                        Row{1, 10, 6.5104e-7, 1.000647e-3, 3.8841e-8, 3.1022e-5, 1.0397e-4},
                        Row{0.01, 10, 1.5450e-4, 1.1450e-3, 3.7161e-3, 1.9644e-4, 6.3724e-3},
@@ -345,7 +359,11 @@ TEST_CASE("V5: Thm D.6, its recursion (122), and C21 Cor 1 at full batch", "[ye-
   const auto cor1 = [&](double lambda, double K) {  // C21 Cor 1 = Ye & Shokri Thm D.7, eq. (127)
     return alpha * Sg * Sg / (lambda * sigma * sigma * n * n) * (1 - std::exp(-lambda * eta * K / 2));
   };
-  struct Row { double lambda; std::int64_t K; double d6, rec, c1; };
+  struct Row {
+    double lambda;
+    std::int64_t K;
+    double d6, rec, c1;
+  };
   for (const Row& r : {Row{1, 10, 1.51459e-3, 9.80212e-4, 1.52260e-3}, Row{1, 100, 1.00420e-2, 6.36955e-3, 1.01139e-2},
                        Row{1, 1000, 1.58393e-2, 7.92081e-3, 1.59993e-2}, Row{1, 10000, 1.58400e-2, 7.92081e-3, 1.6e-2},
                        Row{2, 1000, 7.84e-3, 3.92163e-3, 8.0e-3}, Row{4, 1000, 3.84e-3, 1.92333e-3, 4.0e-3}}) {
@@ -358,7 +376,8 @@ TEST_CASE("V5: Thm D.6, its recursion (122), and C21 Cor 1 at full batch", "[ye-
     double s = 0;
     for (std::int64_t k = 1; k <= r.K; ++k) s += std::pow(1 - eta * r.lambda / 2, double(k));
     CHECK(d6 == Approx(alpha * eta * Sg * Sg / (2 * sigma * sigma * n * n) * s).epsilon(1e-10));
-    // [FIX] reading of eqs. (130)-(132), see docs/analyses.md: (112) < Cor 1; the relaxations (123)-(125) only loosen (122).
+    // [FIX] reading of eqs. (130)-(132), see docs/analyses.md: (112) < Cor 1; the relaxations (123)-(125) only loosen
+    // (122).
     CHECK(d6 < cor1(r.lambda, double(r.K)));
     CHECK(rec <= d6 * (1 + 1e-12));
   }
@@ -412,11 +431,15 @@ TEST_CASE("V6: the authors' accountant, Thm 4.2 at their experiment settings", "
   std::vector<double> orders;
   for (int i = 1; i <= 99; ++i) orders.push_back(1 + i / 10.0);
   for (int a = 12; a <= 63; ++a) orders.push_back(a);
-  struct Cfg { std::int64_t N; double eta, lambda, smul, bn, eps, best_alpha; };
+  struct Cfg {
+    std::int64_t N;
+    double eta, lambda, smul, bn, eps, best_alpha;
+  };
   for (const Cfg& c : {Cfg{29, 0.75, 0.08, 3.08, 8, 2.9951, 7.0}, Cfg{29, 1.92, 0.02, 3.01, 0, 2.9966, 7.0},
                        Cfg{24, 0.75, 0.08, 3.23, 6, 2.9964, 7.1}}) {
     const double q = std::pow(1 - c.eta * c.lambda, 2);
-    const double w = ys::gaussian_step_cost(c.eta, noise_units::c21_sigma_from_dpsgd_multiplier(c.smul, c.eta, 3.0, 2048), 3.0, 2048);
+    const double w = ys::gaussian_step_cost(
+        c.eta, noise_units::c21_sigma_from_dpsgd_multiplier(c.smul, c.eta, 3.0, 2048), 3.0, 2048);
     double best = std::numeric_limits<double>::infinity(), at = 0;
     for (double a : orders) {
       const double rdp = ys::thm42(a, c.N, 1200, q, w) + (c.bn > 0 ? 2 * a / (2 * c.bn * c.bn) : 0.0);
@@ -483,12 +506,13 @@ TEST_CASE("ye-shokri-thm3.3: (91) at the worst batch, (80) when lambda = 0", "[y
       double worst = 0;
       for (std::int64_t j0 = 0; j0 < kBatches; ++j0) {
         const double v = lambda > 0 ? eps0_product(50, q) * (1 - std::pow(Q, double(K - 1))) / (1 - Q) +
-                                          eps0_product(kBatches - j0, q)      // (91)
+                                          eps0_product(kBatches - j0, q)              // (91)
                                     : (K - 1) / 100.0 + 1.0 / double(kBatches - j0);  // (80)
         REQUIRE(v >= worst);
         worst = v;
       }
-      for (std::size_t i = 0; i < run.orders.size(); ++i) CHECK(r.R[i] == Approx(run.orders[i] * kW * worst).epsilon(1e-12));
+      for (std::size_t i = 0; i < run.orders.size(); ++i)
+        CHECK(r.R[i] == Approx(run.orders[i] * kW * worst).epsilon(1e-12));
     }
   }
   // V4(a) K = 10: the worst batch j0 = 99 gets Thm 3.3's 1.000647e-3 at alpha = 8.
@@ -497,7 +521,8 @@ TEST_CASE("ye-shokri-thm3.3: (91) at the worst batch, (80) when lambda = 0", "[y
   CHECK(ys::thm3_3(run).R[0] == Approx(1.000647e-3).epsilon(1e-6));
 }
 
-TEST_CASE("ye-shokri-thm3.3-shifted: worst batch of the smallest of (91), (80) and the recursion", "[ye-shokri][analysis]") {
+TEST_CASE("ye-shokri-thm3.3-shifted: worst batch of the smallest of (91), (80) and the recursion",
+          "[ye-shokri][analysis]") {
   for (double lambda : {1.0, 0.01, 0.0}) {
     TrainingRun run = base_run();
     run.lambda = lambda;
@@ -509,7 +534,7 @@ TEST_CASE("ye-shokri-thm3.3-shifted: worst batch of the smallest of (91), (80) a
       CHECK(r.name == "ye-shokri-thm3.3-shifted");
       double worst = 0;
       for (std::int64_t j0 = 0; j0 < kBatches; ++j0) {
-        double best = std::min((K - 1) / 100.0 + 1.0 / double(kBatches - j0),          // (80)
+        double best = std::min((K - 1) / 100.0 + 1.0 / double(kBatches - j0),  // (80)
                                recursion_by_lsi(kBatches, run.steps - j0, 0, kEta, kSigma, lambda));
         if (lambda > 0) {
           const double Q = std::pow(q, 50.0);
@@ -518,7 +543,8 @@ TEST_CASE("ye-shokri-thm3.3-shifted: worst batch of the smallest of (91), (80) a
         }
         worst = std::max(worst, best);
       }
-      for (std::size_t i = 0; i < run.orders.size(); ++i) CHECK(r.R[i] == Approx(run.orders[i] * kW * worst).epsilon(1e-10));
+      for (std::size_t i = 0; i < run.orders.size(); ++i)
+        CHECK(r.R[i] == Approx(run.orders[i] * kW * worst).epsilon(1e-10));
     }
   }
   // V4(a) K = 10: below Thm 3.3's 1.000647e-3 at alpha = 8 (the recursion wins there).
@@ -734,8 +760,7 @@ TEST_CASE("published entries = their formulas: the issue's setting (3 epochs, b 
   CHECK_FALSE(ys::thm4_2(convex).applies);
   const auto d4 = ys::thm3_3(convex);
   REQUIRE(d4.applies);
-  for (std::size_t i = 0; i < convex.orders.size(); ++i)
-    CHECK(rel_err(d4.R[i], 0.6 * convex.orders[i]) <= kRefTol);
+  for (std::size_t i = 0; i < convex.orders.size(); ++i) CHECK(rel_err(d4.R[i], 0.6 * convex.orders[i]) <= kRefTol);
 }
 
 TEST_CASE("published entries = their formulas: examples/ye_shokri_fmnist.toml", "[ye-shokri][reference]") {
@@ -788,7 +813,10 @@ TEST_CASE("published entries = their formulas: examples/ye_shokri_mnist_partitio
 TEST_CASE("published entries = their formulas: Thm D.6 (112) at C21 Figure 1", "[ye-shokri][reference]") {
   // examples/figure1_lambda{1,2,4}.toml: eta = sigma = 0.02, S_g = 4, n = b = 5000, beta = 4, K = 1000.
   // hp: 60-digit (112) with the sum over k = 1..K written out (the authors' code has no D.6).
-  struct Row { double lambda; double ref[3]; };
+  struct Row {
+    double lambda;
+    double ref[3];
+  };
   for (const Row& row : {Row{1, {0.015839316167441014511, 0.031678632334882029021, 0.047517948502323043532}},
                          Row{2, {0.0078399999868055355897, 0.015679999973611071179, 0.023519999960416606769}},
                          Row{4, {0.0038399999999999998296, 0.0076799999999999996593, 0.011519999999999999489}}}) {
@@ -802,7 +830,7 @@ TEST_CASE("published entries = their formulas: Thm D.6 (112) at C21 Figure 1", "
     for (std::size_t i = 0; i < 3; ++i) {
       INFO("lambda = " << row.lambda << ", alpha = " << run.orders[i]);
       CHECK(rel_err(d.R[i], row.ref[i]) <= kRefTol);
-      CHECK(o.R[i] <= d.R[i]);  // derived <= published
+      CHECK(o.R[i] <= d.R[i]);        // derived <= published
       CHECK(o.R[i] < 0.51 * d.R[i]);  // about half at convergence
     }
   }

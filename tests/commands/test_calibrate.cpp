@@ -34,8 +34,8 @@ std::string num(double x) {
 
 std::string figure1(double sigma, std::int64_t steps = kSteps, const std::string& extra = "") {
   return "[orders]\nvalues = [10, 20, 30]\n"
-         "[algorithm]\nkind = \"noisy-gd\"\nsteps = " + std::to_string(steps) + "\neta = 0.02\nsigma = " +
-         num(sigma) + "\nn = 5000\nsensitivity = 4.0\n" + extra +
+         "[algorithm]\nkind = \"noisy-gd\"\nsteps = " +
+         std::to_string(steps) + "\neta = 0.02\nsigma = " + num(sigma) + "\nn = 5000\nsensitivity = 4.0\n" + extra +
          "[lsi]\nkind = \"strongly-convex\"\nlambda = 1\nbeta = 4\n"
          "[analysis]\ngamma = 0.5\n"
          "[report]\ndelta = 1e-5\n";
@@ -70,7 +70,8 @@ double g(double alpha) { return std::log1p(-1 / alpha) - (std::log(kDelta) + std
 /// [1e-3, 1e4 - 1] (independent of accounting/epsilon_over_orders).
 std::vector<double> fine_orders() {
   std::vector<double> out;
-  for (int i = 0; i <= 200000; ++i) out.push_back(1.0 + std::exp(std::log(1e-3) + i * (std::log(1e4 - 1) - std::log(1e-3)) / 200000));
+  for (int i = 0; i <= 200000; ++i)
+    out.push_back(1.0 + std::exp(std::log(1e-3) + i * (std::log(1e4 - 1) - std::log(1e-3)) / 200000));
   return out;
 }
 
@@ -88,7 +89,8 @@ SpecError error_of(const RunConfig& cfg, const CalibrationRequest& r) {
 
 TEST_CASE("Sigma for C21 Cor 1 matches its closed form and sits at the threshold", "[calibrate]") {
   const RunConfig cfg = config_of(figure1(0.02));
-  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome o =
+      calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(o));
 
   // C21 Cor 1: R = alpha A / sigma^2, A = S_g^2 / (lambda n^2) (1 - e^{-lambda eta K / 2}), so
@@ -112,8 +114,10 @@ TEST_CASE("Sigma for C21 Cor 1 matches its closed form and sits at the threshold
 
 TEST_CASE("Sigma for the tightest analysis needs no more noise than any one analysis", "[calibrate]") {
   const RunConfig cfg = config_of(figure1(0.02));
-  const CalibrationOutcome best = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma}, engine_registry(MPI_COMM_SELF));
-  const CalibrationOutcome cor1 = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome best =
+      calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome cor1 =
+      calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(best));
   CHECK(best.analysis_used == "best");
   CHECK_FALSE(best.tightest.empty());
@@ -124,15 +128,16 @@ TEST_CASE("Sigma for the tightest analysis needs no more noise than any one anal
 
 TEST_CASE("Sigma of a schedule scales every phase by one factor", "[calibrate]") {
   const auto schedule = [](double s) {
-    return "[[algorithm.schedule]]\nsteps = 100\nsigma = " + num(s) + "\n[[algorithm.schedule]]\nsteps = 100\nsigma = " +
-           num(2 * s) + "\n";
+    return "[[algorithm.schedule]]\nsteps = 100\nsigma = " + num(s) +
+           "\n[[algorithm.schedule]]\nsteps = 100\nsigma = " + num(2 * s) + "\n";
   };
   // Phases of different sigma need the LSI recursion (C21 Lemmas 8, 9), not Lemma 5's constant.
   const auto text = [&](double s) {
     std::string t = figure1(s, 200, schedule(s));
     return t.replace(t.find("strongly-convex"), 15, "recursion");
   };
-  const CalibrationOutcome o = calibrate_run(config_of(text(0.02)), {2.0, kDelta, CalibrationTarget::Sigma, "pdi"}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome o = calibrate_run(config_of(text(0.02)), {2.0, kDelta, CalibrationTarget::Sigma, "pdi"},
+                                             engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(o));
   CHECK(epsilon_of(text(o.sigma), "pdi") <= 2.0);
   CHECK(epsilon_of(text(o.sigma * (1 - 1e-6)), "pdi") > 2.0);
@@ -140,7 +145,8 @@ TEST_CASE("Sigma of a schedule scales every phase by one factor", "[calibrate]")
 
 TEST_CASE("Steps for Gaussian composition are the floor of the closed form", "[calibrate]") {
   const RunConfig cfg = config_of(figure1(0.02));
-  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Steps, "composition-gaussian"}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome o = calibrate_run(cfg, {1.0, kDelta, CalibrationTarget::Steps, "composition-gaussian"},
+                                             engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(o));
 
   // R = K alpha c with c = eta S_g^2 / (4 n^2 sigma^2) (C21 App. E): epsilon <= 1 iff
@@ -162,7 +168,8 @@ TEST_CASE("Noisy SGD reports the DP-SGD noise multiplier", "[calibrate]") {
       "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nbatch_size = 100\nsteps = 100\n"
       "eta = 0.02\nsigma = 0.01\nn = 1000\nsensitivity = 4.0\n"
       "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n[domain]\nlipschitz_loss = true\n");
-  const CalibrationOutcome o = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome o =
+      calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(o));
   REQUIRE(o.noise_multiplier);
   CHECK(*o.noise_multiplier == Approx(noise_units::dpsgd_multiplier_from_c21_sigma(o.sigma, kEta, kSg, 100)));
@@ -183,11 +190,13 @@ TEST_CASE("Impossible targets are refused with the reason", "[calibrate]") {
         calibrate_run(cfg, {1e-5, kDelta, CalibrationTarget::Sigma, "chourasia-cor1"}, engine_registry(MPI_COMM_SELF));
     CHECK(o.epsilon <= 1e-5);
     CHECK(o.conversion == "asoodeh");
-    const CalibrationOutcome best = calibrate_run(cfg, {1e-5, kDelta, CalibrationTarget::Sigma}, engine_registry(MPI_COMM_SELF));
+    const CalibrationOutcome best =
+        calibrate_run(cfg, {1e-5, kDelta, CalibrationTarget::Sigma}, engine_registry(MPI_COMM_SELF));
     CHECK(best.epsilon <= 1e-5);
   }
   SECTION("one step already exceeds it") {
-    const SpecError e = error_of(config_of(figure1(1e-5)), {1.0, kDelta, CalibrationTarget::Steps, "composition-gaussian"});
+    const SpecError e =
+        error_of(config_of(figure1(1e-5)), {1.0, kDelta, CalibrationTarget::Steps, "composition-gaussian"});
     CHECK(e.key() == "--epsilon");
     CHECK_THAT(e.rule(), Catch::Contains("not met even by one step"));
   }
@@ -234,7 +243,8 @@ TEST_CASE("Bad requests are refused with key, value and rule", "[calibrate]") {
   CHECK_THAT(lower.rule(), Catch::Contains("has status lower-bound"));
   CHECK_THAT(lower.rule(), Catch::Contains("a lower bound or a bound for some records only is not a bound on the run"));
 
-  const RunConfig phases = config_of(figure1(0.02, 200, "[[algorithm.schedule]]\nsteps = 100\n[[algorithm.schedule]]\nsteps = 100\n"));
+  const RunConfig phases =
+      config_of(figure1(0.02, 200, "[[algorithm.schedule]]\nsteps = 100\n[[algorithm.schedule]]\nsteps = 100\n"));
   const SpecError e = error_of(phases, {1.0, kDelta, CalibrationTarget::Steps});
   CHECK(e.key() == "algorithm.schedule");
   CHECK_THAT(e.rule(), Catch::Contains("single phase"));
@@ -247,9 +257,12 @@ namespace {
 const char* const kExampleOrders = "1.5, 2, 3, 4, 8, 16, 32, 64";
 
 std::string dpsgd_accounting(double multiplier, const std::string& orders = kExampleOrders) {
-  return "[orders]\nvalues = [" + orders + "]\n"
+  return "[orders]\nvalues = [" + orders +
+         "]\n"
          "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\nsampling_rate = 0.01\nsteps = 10000\n"
-         "noise_multiplier = " + num(multiplier) + "\nn = 60000\n"
+         "noise_multiplier = " +
+         num(multiplier) +
+         "\nn = 60000\n"
          "[domain]\nadjacency = \"add-remove\"\n[report]\ndelta = 1e-5\n";
 }
 
@@ -293,8 +306,8 @@ TEST_CASE("calibrate --for noise_multiplier on the DP-SGD accounting example agr
   SECTION("on opacus' orders: the threshold, below get_noise_multiplier's loose answer") {
     const RunConfig cfg = config_of(dpsgd_accounting(1.1, alphas));
     REQUIRE(cfg.spec.orders.size() == 151);
-    const CalibrationOutcome o =
-        calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
+    const CalibrationOutcome o = calibrate_run(
+        cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
     INFO(calibration_summary(o));
     REQUIRE(o.noise_multiplier);
     const double z = *o.noise_multiplier;
@@ -304,22 +317,24 @@ TEST_CASE("calibrate --for noise_multiplier on the DP-SGD accounting example agr
     CHECK(o.epsilon <= 2.0);
     CHECK(o.best_order == Approx(10.1).epsilon(0.01));
     CHECK(z <= 2.28515625);
-    CHECK(z <= 2.27805789414582);                          // at or below opacus' threshold on its orders
-    CHECK(z == Approx(2.27805789414582).epsilon(1e-5));    // ... and close: 10.1 is near the best order
+    CHECK(z <= 2.27805789414582);                        // at or below opacus' threshold on its orders
+    CHECK(z == Approx(2.27805789414582).epsilon(1e-5));  // ... and close: 10.1 is near the best order
     CHECK(sgm_epsilon(z, alphas) <= 2.0);
     CHECK(sgm_epsilon(z * (1 - 1e-6), alphas) > 2.0);
     CHECK(o.evaluations < 11);  // opacus: 11
 
     // "best" here is composition-pld (the PLD of the same pairs, without the RDP conversions' loss):
     // less noise meets the target; composition-gaussian is q = 1 without amplification.
-    const CalibrationOutcome best = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier}, engine_registry(MPI_COMM_SELF));
+    const CalibrationOutcome best =
+        calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier}, engine_registry(MPI_COMM_SELF));
     CHECK(best.tightest == "composition-pld");
     CHECK(*best.noise_multiplier < z);
     CHECK(best.epsilon <= 2.0);
     CHECK(best.amplification_warning.empty());
 
     const std::string json = calibration_to_json(o);
-    CHECK_THAT(json, Catch::Contains("\"target\":\"noise_multiplier\"") && Catch::Contains("\"noise_multiplier\":2.278"));
+    CHECK_THAT(json,
+               Catch::Contains("\"target\":\"noise_multiplier\"") && Catch::Contains("\"noise_multiplier\":2.278"));
     CHECK_THAT(calibration_summary(o), Catch::StartsWith("DP-SGD noise multiplier = 2.278"));
   }
   SECTION("on the example's own eight orders") {
@@ -341,8 +356,10 @@ TEST_CASE("calibrate --for noise_multiplier with C21 units is the sigma calibrat
       "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nbatch_size = 100\nsteps = 100\n"
       "eta = 0.02\nsigma = 0.01\nn = 1000\nsensitivity = 4.0\n"
       "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 4\n[domain]\nlipschitz_loss = true\n");
-  const CalibrationOutcome s = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
-  const CalibrationOutcome m = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome s =
+      calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::Sigma, "composition-sgm"}, engine_registry(MPI_COMM_SELF));
+  const CalibrationOutcome m = calibrate_run(cfg, {2.0, kDelta, CalibrationTarget::NoiseMultiplier, "composition-sgm"},
+                                             engine_registry(MPI_COMM_SELF));
   INFO(calibration_summary(s) << "\n" << calibration_summary(m));
   CHECK(m.epsilon <= 2.0);
   CHECK(*m.noise_multiplier == Approx(*s.noise_multiplier).epsilon(1e-8));

@@ -35,7 +35,8 @@ void check_example(const std::string& file) {
   int rows = 0;
   for (const auto& e : c.entries) {
     if (!e.result.applies || e.result.mu) continue;
-    const std::vector<ConversionEpsilon> by = epsilon_by_conversion(e, *find_analysis(e.result.name), input, c.orders, delta);
+    const std::vector<ConversionEpsilon> by =
+        epsilon_by_conversion(e, *find_analysis(e.result.name), input, c.orders, delta);
     REQUIRE(by.size() >= 3);
     double smallest = INFINITY;
     std::printf("  %-32s", e.result.name.c_str());
@@ -64,9 +65,11 @@ void check_example(const std::string& file) {
     CHECK(e.epsilon >= smallest * (1.0 - 1e-8));
     // The named conversion is the one attaining epsilon (the label of an entry with R known only
     // on the configured orders or at any order).
-    if (fdp_wins) CHECK(e.conversion == e.result.fdp_route);
-    else CHECK((e.conversion == "improved" || e.conversion == "asoodeh" || e.conversion == "mironov" ||
-                e.conversion == "zcdp"));
+    if (fdp_wins)
+      CHECK(e.conversion == e.result.fdp_route);
+    else
+      CHECK((e.conversion == "improved" || e.conversion == "asoodeh" || e.conversion == "mironov" ||
+             e.conversion == "zcdp"));
     ++rows;
   }
   CHECK(rows > 0);
@@ -75,11 +78,13 @@ void check_example(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("compare: epsilon is the smallest conversion on the full-batch squared-loss example", "[compare][conversions]") {
+TEST_CASE("compare: epsilon is the smallest conversion on the full-batch squared-loss example",
+          "[compare][conversions]") {
   check_example("figure2_squared_loss.toml");
 }
 
-TEST_CASE("compare: epsilon is the smallest conversion on the Ye & Shokri Fashion-MNIST example", "[compare][conversions]") {
+TEST_CASE("compare: epsilon is the smallest conversion on the Ye & Shokri Fashion-MNIST example",
+          "[compare][conversions]") {
   check_example("ye_shokri_fmnist.toml");
 }
 
@@ -131,8 +136,7 @@ TEST_CASE("compare: delta at epsilon is the smallest of an entry's routes, each 
     }
     if (e.result.name == "composition-sgm")
       CHECK(e.delta_at_epsilon == best_delta(c.orders, e.result.R, 1.0, RdpConversion::Best).delta);
-    if (e.result.name == "gdp-composition")
-      CHECK(e.delta_at_epsilon == gdp_delta_upper(*e.result.mu, 1.0));
+    if (e.result.name == "gdp-composition") CHECK(e.delta_at_epsilon == gdp_delta_upper(*e.result.mu, 1.0));
     if (e.result.name == "composition-pld") {
       REQUIRE(e.curves);
       CHECK(e.delta_at_epsilon <= best_delta(c.orders, e.result.R, 1.0, RdpConversion::Best).delta);
@@ -145,15 +149,16 @@ TEST_CASE("compare: delta at epsilon is the smallest of an entry's routes, each 
   CHECK(c.amplification_warning.empty());
 }
 
-TEST_CASE("compare: the warning of sampled runs that nothing amplifies names the keys that change it", "[compare][delta]") {
+TEST_CASE("compare: the warning of sampled runs that nothing amplifies names the keys that change it",
+          "[compare][delta]") {
   TrainingRun run;
   run.n = 60000;
   run.batch_size = 600;
   run.sampling = BatchSampling::PerStep;
   run.adjacency = Adjacency::Replace;
   const std::string per_step = unamplified_sampling_warning(run, false);
-  CHECK_THAT(per_step, Catch::StartsWith("WARNING: epsilon is UNAMPLIFIED") && Catch::Contains("domain.lipschitz_loss = true") &&
-                           !Catch::Contains("add-remove"));
+  CHECK_THAT(per_step, Catch::StartsWith("WARNING: epsilon is UNAMPLIFIED") &&
+                           Catch::Contains("domain.lipschitz_loss = true") && !Catch::Contains("add-remove"));
   CHECK(unamplified_sampling_warning(run, true).empty());  // some analysis amplifies
   run.adjacency = Adjacency::AddRemove;
   CHECK_THAT(unamplified_sampling_warning(run, false), Catch::Contains("domain.adjacency = \"replace\""));

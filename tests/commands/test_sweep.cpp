@@ -62,8 +62,9 @@ std::vector<std::size_t> every_point(const SweepSpec& spec) {
 }
 
 SweepResult run_all(const SweepConfiguration& sweep, const EngineRegistry& engines) {
-  return run_sweep(sweep.spec(), sweep.orders(), [&](std::span<const double> v) { return sweep.point(v); },
-                   engines, every_point(sweep.spec()));
+  return run_sweep(
+      sweep.spec(), sweep.orders(), [&](std::span<const double> v) { return sweep.point(v); }, engines,
+      every_point(sweep.spec()));
 }
 
 /// The closed form `name` at the last step of the point's run, at every order.
@@ -86,7 +87,9 @@ std::size_t surface_index(const SweepResult& r, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("sweep: the pdi equals C21 Thm 3's exact divergence and chourasia-cor2 equals Cor 2 at every point of a 3-axis surface") {
+TEST_CASE(
+    "sweep: the pdi equals C21 Thm 3's exact divergence and chourasia-cor2 equals Cor 2 at every point of a 3-axis "
+    "surface") {
   const SweepConfiguration sweep = SweepConfiguration::parse(kSurface, "surface.toml");
   const EngineRegistry engines = engine_registry(MPI_COMM_SELF);
   const SweepResult r = run_all(sweep, engines);
@@ -125,11 +128,13 @@ TEST_CASE("sweep: the pdi equals C21 Thm 3's exact divergence and chourasia-cor2
     const auto named = [&](const std::string& name, double alpha, double R) {
       INFO("conversion " << name);
       REQUIRE((name == "improved" || name == "asoodeh" || name == "mironov"));
-      return name == "improved" ? epsilon_improved(alpha, R, delta)
+      return name == "improved"  ? epsilon_improved(alpha, R, delta)
              : name == "asoodeh" ? epsilon_asoodeh(alpha, R, delta)
                                  : epsilon_mironov(alpha, R, delta);
     };
-    const double slope_R = linear_rdp_slope(config, configured_engine(config, engines), r.orders, std::span<const double>(pdi.R).subspan(p * K, K)).value();
+    const double slope_R = linear_rdp_slope(config, configured_engine(config, engines), r.orders,
+                                            std::span<const double>(pdi.R).subspan(p * K, K))
+                               .value();
     if (pdi.conversion[p] == "zcdp") {
       // R = alpha w: the zCDP route (accounting/zcdp.hpp) wins only beyond the window [1.001, 1e4].
       CHECK(pdi.epsilon[p] == Approx(epsilon_zcdp(slope_R, delta).epsilon).epsilon(1e-12));
@@ -137,7 +142,8 @@ TEST_CASE("sweep: the pdi equals C21 Thm 3's exact divergence and chourasia-cor2
       ++zcdp_points;
     } else {
       CHECK(pdi.epsilon[p] ==
-            Approx(named(pdi.conversion[p], pdi.best_order[p], linear_rdp_at(pdi.best_order[p], slope_R))).epsilon(1e-12));
+            Approx(named(pdi.conversion[p], pdi.best_order[p], linear_rdp_at(pdi.best_order[p], slope_R)))
+                .epsilon(1e-12));
     }
     const TrainingRun run = training_run_of(config.spec);
     const double at_best[] = {cor2.best_order[p]};
@@ -201,17 +207,23 @@ TEST_CASE("sweep: the axes and analyses are checked before any point runs") {
     }
     return "no error";
   };
-  CHECK(error_of({"sweep.analyses=[\"pdi\", \"nope\"]"}).find("'sweep.analyses[1]' = \"nope\": must be \"best\" or one of") == 0);
+  CHECK(error_of({"sweep.analyses=[\"pdi\", \"nope\"]"})
+            .find("'sweep.analyses[1]' = \"nope\": must be \"best\" or one of") == 0);
   CHECK(error_of({"sweep.analyses=[\"pdi\", \"pdi\"]"}).find("is listed twice") != std::string::npos);
-  CHECK(error_of({"sweep.axis[0].key=\"orders.values\""}).find("the orders are the last dimension") != std::string::npos);
-  CHECK(error_of({"sweep.axis[1].key=\"algorithm.sigma\""}).find("'sweep.axis[1].key' = \"algorithm.sigma\": is already an axis") == 0);
-  CHECK(error_of({"sweep.axis[1].range={start = 1, stop = 2, count = 3}"}).find("give exactly one of values") != std::string::npos);
+  CHECK(error_of({"sweep.axis[0].key=\"orders.values\""}).find("the orders are the last dimension") !=
+        std::string::npos);
+  CHECK(error_of({"sweep.axis[1].key=\"algorithm.sigma\""})
+            .find("'sweep.axis[1].key' = \"algorithm.sigma\": is already an axis") == 0);
+  CHECK(error_of({"sweep.axis[1].range={start = 1, stop = 2, count = 3}"}).find("give exactly one of values") !=
+        std::string::npos);
   CHECK(error_of({"sweep.axis[0].range={start = 0, stop = 1, count = 3, scale = \"log\"}"})
             .find("'sweep.axis[0].range.start' = 0: must be > 0 on a log scale") == 0);
   CHECK(error_of({"sweep.axis[0].range={start = 0.1, stop = 1, count = 1}"}).find("must be >= 2") != std::string::npos);
-  CHECK(error_of({"sweep.axis[1].values=[0.1, 0.2, 0.1]"}).find("each value of an axis must appear once") != std::string::npos);
+  CHECK(error_of({"sweep.axis[1].values=[0.1, 0.2, 0.1]"}).find("each value of an axis must appear once") !=
+        std::string::npos);
   CHECK(error_of({"sweep.axis[1].values=[]"}).find("must list at least one value") != std::string::npos);
-  CHECK(error_of({"sweep.axis[1].values=[0.1, \"x\"]"}).find("'sweep.axis[1].values[1]' = \"x\": must be a number") == 0);
+  CHECK(error_of({"sweep.axis[1].values=[0.1, \"x\"]"}).find("'sweep.axis[1].values[1]' = \"x\": must be a number") ==
+        0);
   CHECK(error_of({"sweep.axis[1].step=3"}).find("'sweep.axis[1].step' = 3: unknown key") == 0);
   CHECK(error_of({"sweep.axis[1].values=[0.1, inf]"}).find("must be a finite number") != std::string::npos);
   CHECK(error_of({"sweep.axis[1].values=[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]",
@@ -244,7 +256,8 @@ TEST_CASE("sweep: ranges keep their ends exactly; integer ranges are rounded and
   CHECK(lg.back() == 10.0);
   CHECK(lg[2] == Approx(0.1).epsilon(1e-14));
   const SweepConfiguration sweep = SweepConfiguration::parse(
-      kSurface, "surface.toml", {"sweep.axis[2]={key = \"algorithm.steps\", range = {start = 1, stop = 1000, count = 10, scale = \"log\"}}"});
+      kSurface, "surface.toml",
+      {"sweep.axis[2]={key = \"algorithm.steps\", range = {start = 1, stop = 1000, count = 10, scale = \"log\"}}"});
   const std::vector<double> steps = sweep.spec().axes[2].values;
   CHECK(steps == std::vector<double>{1, 2, 5, 10, 22, 46, 100, 215, 464, 1000});
   CHECK(sweep.spec().axes[2].integer);
@@ -256,7 +269,8 @@ TEST_CASE("sweep: points evaluated in any split give the same values bitwise; ra
   const EngineRegistry engines = engine_registry(MPI_COMM_SELF);
   const SweepResult whole = run_all(sweep, engines);
   std::vector<double> costs;
-  for (std::size_t p = 0; p < sweep.spec().point_count(); ++p) costs.push_back(sweep.estimated_cost(sweep.spec().point(p)));
+  for (std::size_t p = 0; p < sweep.spec().point_count(); ++p)
+    costs.push_back(sweep.estimated_cost(sweep.spec().point(p)));
   const std::vector<int> owner = balance_points(costs, 2);
   double load[2] = {0, 0};
   for (std::size_t p = 0; p < owner.size(); ++p) load[owner[p]] += costs[p];
@@ -265,8 +279,8 @@ TEST_CASE("sweep: points evaluated in any split give the same values bitwise; ra
   std::vector<std::size_t> odd;
   for (std::size_t p = 0; p < owner.size(); ++p)
     if (owner[p] == 1) odd.push_back(p);
-  const SweepResult part = run_sweep(sweep.spec(), sweep.orders(), [&](std::span<const double> v) { return sweep.point(v); },
-                                     engines, odd);
+  const SweepResult part = run_sweep(
+      sweep.spec(), sweep.orders(), [&](std::span<const double> v) { return sweep.point(v); }, engines, odd);
   const std::size_t K = whole.orders.size();
   for (const std::size_t p : odd)
     for (std::size_t s = 0; s < whole.surfaces.size(); ++s) {
@@ -289,9 +303,10 @@ TEST_CASE("A sweep's sizes are limited before any value is made", "[sweep][limit
   // Axes each within the limit whose product is not: refused as soon as the product exceeds it
   // (computed in double, so it cannot wrap around).
   try {
-    SweepConfiguration::parse(kSurface, "surface.toml",
-                              {"sweep.axis[0].range={ start = 0.01, stop = 1.0, count = 100000 }",
-                               "sweep.axis[1]={ key = \"algorithm.eta\", range = { start = 0.001, stop = 0.3, count = 100000 } }"});
+    SweepConfiguration::parse(
+        kSurface, "surface.toml",
+        {"sweep.axis[0].range={ start = 0.01, stop = 1.0, count = 100000 }",
+         "sweep.axis[1]={ key = \"algorithm.eta\", range = { start = 0.001, stop = 0.3, count = 100000 } }"});
     FAIL("accepted");
   } catch (const SpecError& e) {
     CHECK(e.key() == "sweep.axis");

@@ -40,7 +40,8 @@ std::string with(std::string text, const std::string& prefix, const std::string&
 
 std::string without(const std::string& text, const std::string& prefix) { return with(text, prefix, ""); }
 
-void check_error(const std::string& text, const std::string& key, const std::string& value, const std::string& rule_part) {
+void check_error(const std::string& text, const std::string& key, const std::string& value,
+                 const std::string& rule_part) {
   try {
     parse_config_text(text, "t");
   } catch (const SpecError& e) {
@@ -72,7 +73,8 @@ TEST_CASE("An accounting-only DP-SGD configuration parses; the PDI refuses it", 
   const TrainingRun run = training_run_of(s);
   CHECK(run.normaliser() == 600.0);
   CHECK(*run.noise_multiplier == 1.1);  // add-remove: z = noise_multiplier
-  CHECK_THAT(undeclared(run, {RunConstant::StepSize}).value_or(""), Catch::Equals("needs a step size (algorithm.eta); the run declares none"));
+  CHECK_THAT(undeclared(run, {RunConstant::StepSize}).value_or(""),
+             Catch::Equals("needs a step size (algorithm.eta); the run declares none"));
   // The PDI names every missing constant.
   try {
     build_program(s);
@@ -83,7 +85,8 @@ TEST_CASE("An accounting-only DP-SGD configuration parses; the PDI refuses it", 
     CHECK_THAT(e.rule(), Catch::Contains("algorithm.eta, algorithm.sensitivity, [lsi]"));
   }
   // "remove" is the older spelling of the same adjacency.
-  CHECK(parse_config_text(with(kAccounting, "adjacency", "adjacency = \"remove\""), "t").spec.adjacency == Adjacency::AddRemove);
+  CHECK(parse_config_text(with(kAccounting, "adjacency", "adjacency = \"remove\""), "t").spec.adjacency ==
+        Adjacency::AddRemove);
   // Replace adjacency: z = m / 2 (the clipped sum's sensitivity is 2C).
   CHECK(*training_run_of(parse_config_text(without(kAccounting, "adjacency"), "t").spec).noise_multiplier == 0.55);
 }
@@ -105,12 +108,16 @@ TEST_CASE("Poisson sampling: sampling_rate or batch_size, the noise multiplier w
   CHECK(noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(sigma, 0.5, 2.0, 600.0) == Approx(1.1).epsilon(1e-15));
   CHECK_FALSE(training_run_of(s).noise_multiplier);  // C21 units: z from eta, sigma, S_g
 
-  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 0"), "algorithm.sampling_rate", "0", "must be in (0, 1]");
-  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 1.5"), "algorithm.sampling_rate", "1.5", "must be in (0, 1]");
-  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 0.01\nbatch_size = 600"), "algorithm.batch_size", "600",
-              "not both");
-  check_error(without(kAccounting, "sampling_rate"), "algorithm.sampling_rate", "missing", "needs sampling_rate (q), or batch_size");
-  check_error(with(kAccounting, "sampling_rate", "batch_size = 60001"), "algorithm.batch_size", "60001", "must be in [1, n = 6e+04]");
+  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 0"), "algorithm.sampling_rate", "0",
+              "must be in (0, 1]");
+  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 1.5"), "algorithm.sampling_rate", "1.5",
+              "must be in (0, 1]");
+  check_error(with(kAccounting, "sampling_rate", "sampling_rate = 0.01\nbatch_size = 600"), "algorithm.batch_size",
+              "600", "not both");
+  check_error(without(kAccounting, "sampling_rate"), "algorithm.sampling_rate", "missing",
+              "needs sampling_rate (q), or batch_size");
+  check_error(with(kAccounting, "sampling_rate", "batch_size = 60001"), "algorithm.batch_size", "60001",
+              "must be in [1, n = 6e+04]");
   check_error(with(kAccounting, "sampling =", "sampling = \"per-step\""), "algorithm.sampling_rate", "0.01",
               "only with sampling = \"poisson\"");
   check_error(with(kAccounting, "adjacency", "adjacency = \"add\""), "domain.adjacency", "\"add\"", "must be one of");
@@ -120,9 +127,11 @@ TEST_CASE("What may be left out, and when", "[config][accounting]") {
   // Without the noise as a multiplier, eta and sensitivity stay required.
   const std::string sigma_at = with(kAccounting, "noise_multiplier", "sigma_at = 2");
   check_error(sigma_at, "algorithm.sensitivity", "missing", "this key is required");
-  check_error(with(sigma_at, "n = 60000", "n = 60000\nsensitivity = 1"), "algorithm.eta", "missing", "needed to convert");
+  check_error(with(sigma_at, "n = 60000", "n = 60000\nsensitivity = 1"), "algorithm.eta", "missing",
+              "needed to convert");
   // noisy-gd: unchanged (eta, sensitivity, [lsi] required).
-  const std::string gd = "[orders]\nvalues = [2]\n[algorithm]\nkind = \"noisy-gd\"\nsteps = 10\nnoise_multiplier = 1\nn = 100\n";
+  const std::string gd =
+      "[orders]\nvalues = [2]\n[algorithm]\nkind = \"noisy-gd\"\nsteps = 10\nnoise_multiplier = 1\nn = 100\n";
   check_error(gd, "algorithm.sensitivity", "missing", "this key is required");
   check_error(gd + "sensitivity = 1\neta = 0.1\n", "lsi", "missing", "this key is required");
   // noisy-sgd with sigma needs [lsi]? No: [lsi] is optional for every noisy-sgd run.

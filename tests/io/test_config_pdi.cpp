@@ -22,8 +22,9 @@ const std::string kOrders = "[orders]\nvalues = [1.5, 2, 10, 30]\n";
 /// A pdi run on [0, T] with the given [algorithm] coefficient lines, [lsi] and gamma.
 std::string pdi_run(const std::string& coefficients, const std::string& lsi, const std::string& gamma,
                     double time = 2.0, int intervals = 100) {
-  return kOrders + "[algorithm]\nkind = \"pdi\"\ntime = " + std::to_string(time) + "\nintervals = " +
-         std::to_string(intervals) + "\n" + coefficients + "[lsi]\n" + lsi + "[analysis]\ngamma = " + gamma + "\n";
+  return kOrders + "[algorithm]\nkind = \"pdi\"\ntime = " + std::to_string(time) +
+         "\nintervals = " + std::to_string(intervals) + "\n" + coefficients + "[lsi]\n" + lsi +
+         "[analysis]\ngamma = " + gamma + "\n";
 }
 
 Solution solve(const std::string& text) {
@@ -82,7 +83,8 @@ TEST_CASE("kind = \"pdi\" reproduces C21 Thm 2 (constant c, gamma = 1/2) to 1e-1
     }
   CHECK(worst < 1e-12);
   // The expression path (Odeint, biased outward) stays above Thm 2 and within its tolerance.
-  const Solution e = solve(pdi_run("sigma = \"0.1 * (1 + 0 * t)\"\nsensitivity = 0.002\n", kConstantLsi, "0.5", 20.0, 200));
+  const Solution e =
+      solve(pdi_run("sigma = \"0.1 * (1 + 0 * t)\"\nsensitivity = 0.002\n", kConstantLsi, "0.5", 20.0, 200));
   for (std::size_t j = 0; j < e.orders.size(); ++j) {
     const double thm2 = closed_forms::thm2(e.orders[j], Sv, 1.0, sigma, c, 0.5, 20.0);
     CHECK(e.final_row()[j] >= thm2 * (1.0 - 4.0 * (200 + 16) * 1.11e-16));
@@ -99,8 +101,8 @@ TEST_CASE("kind = \"pdi\" equals the equivalent noisy-gd and Langevin runs to 1e
   const std::string langevin = kOrders +
                                "[algorithm]\nkind = \"langevin\"\ntime = 2\nintervals = 100\nsigma = 0.02\nn = 5000\n"
                                "sensitivity = 4\n";
-  const std::string pdi = kOrders +
-                          "[algorithm]\nkind = \"pdi\"\ntime = 2\nintervals = 100\nsigma = 0.02\nsensitivity = 0.0008\n";
+  const std::string pdi =
+      kOrders + "[algorithm]\nkind = \"pdi\"\ntime = 2\nintervals = 100\nsigma = 0.02\nsensitivity = 0.0008\n";
   for (const std::string& lsi : {std::string("[lsi]\nkind = \"constant\"\nc = 2.5\n"),
                                  std::string("[lsi]\nkind = \"function\"\nc = \"2 + sin(t)\"\n")})
     for (const char* gamma : {"0.5", "0.9", "\"optimal\""}) {
@@ -125,12 +127,12 @@ TEST_CASE("kind = \"pdi\": a decaying S_v(t) against the exact integral of the P
   // with S_v(t)).
   const double S0 = 0.002, tau = 2.0, sigma = 0.1, c = 5.0, T = 10.0;
   for (double gamma : {1.0, 0.5, 0.25}) {
-    const Solution s = solve(pdi_run("sigma = 0.1\nsensitivity = \"0.002 * exp(-t / 2)\"\n", kConstantLsi,
-                                     std::to_string(gamma), T, 200));
+    const Solution s = solve(
+        pdi_run("sigma = 0.1\nsensitivity = \"0.002 * exp(-t / 2)\"\n", kConstantLsi, std::to_string(gamma), T, 200));
     const double a1 = 2.0 * (1.0 - gamma) * sigma * sigma * c;
     const double w = gamma == 1.0 ? S0 * S0 * tau * -std::expm1(-2.0 * T / tau) / (8.0 * sigma * sigma)
-                                  : S0 * S0 / (4.0 * gamma * sigma * sigma) * (std::exp(-2.0 * T / tau) - std::exp(-a1 * T)) /
-                                        (a1 - 2.0 / tau);
+                                  : S0 * S0 / (4.0 * gamma * sigma * sigma) *
+                                        (std::exp(-2.0 * T / tau) - std::exp(-a1 * T)) / (a1 - 2.0 / tau);
     for (std::size_t j = 0; j < s.orders.size(); ++j) {
       INFO("gamma = " << gamma << ", alpha = " << s.orders[j]);
       CHECK(s.final_row()[j] >= s.orders[j] * w);  // an upper bound: Odeint's error is biased outward
@@ -210,7 +212,8 @@ TEST_CASE("kind = \"pdi\": rejections name the key, the value and the rule", "[c
   e = error_of(pdi_run("sigma = 0.1\nsensitivity = 0.002\nn = 10\n", kConstantLsi, "0.5"));
   CHECK(e.key() == "algorithm.n");
 
-  e = error_of(pdi_run("sigma = 0.1\nsensitivity = 0.002\n", "kind = \"strongly-convex\"\nlambda = 1\nbeta = 2\n", "0.5"));
+  e = error_of(
+      pdi_run("sigma = 0.1\nsensitivity = 0.002\n", "kind = \"strongly-convex\"\nlambda = 1\nbeta = 2\n", "0.5"));
   CHECK(e.key() == "lsi.kind");
   CHECK_THAT(e.rule(), Catch::Contains("\"pdi\" accepts only \"constant\" or \"function\""));
 
@@ -224,5 +227,4 @@ TEST_CASE("kind = \"pdi\": rejections name the key, the value and the rule", "[c
 
   e = error_of(good + "[[events]]\nafter_step = 3\nkind = \"lipschitz\"\nlipschitz = 1\n");
   CHECK(e.key() == "events[0].time");  // a pdi run places events by time
-
 }

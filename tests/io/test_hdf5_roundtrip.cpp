@@ -32,8 +32,7 @@ struct TempDir {
   fs::path path;
   TempDir() {
     static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("rdpdyn-h5-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    path = fs::temp_directory_path() / ("rdpdyn-h5-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -41,9 +40,7 @@ struct TempDir {
     std::error_code ignored;
     fs::remove_all(path, ignored);
   }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {}));
-  }
+  std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {})); }
 };
 
 // Bit patterns, so that -0.0 vs 0.0 and the last ulp count as differences.
@@ -62,9 +59,18 @@ RunReport sample_report() {
   s.times = {0.0, 0.1, 0.1 + 0.2};
   s.steps = {0, 1, std::int64_t{1} << 40};
   s.lsi_constant = {inf, 1.0 / 3.0, 12.5};
-  s.R = {-0.0, 0.0, std::numeric_limits<double>::denorm_min(), 1e-300,
-         std::nextafter(1.0, 2.0), 0.1, std::sqrt(2.0), 3.0e5,
-         std::exp(1.0), 1.0 / 7.0, 123456.789, std::numeric_limits<double>::max()};
+  s.R = {-0.0,
+         0.0,
+         std::numeric_limits<double>::denorm_min(),
+         1e-300,
+         std::nextafter(1.0, 2.0),
+         0.1,
+         std::sqrt(2.0),
+         3.0e5,
+         std::exp(1.0),
+         1.0 / 7.0,
+         123456.789,
+         std::numeric_limits<double>::max()};
   ClosedFormCurves cor1;
   cor1.name = "cor1";
   cor1.citation = "C21 Cor 1";
@@ -81,13 +87,13 @@ RunReport sample_report() {
   m.lsi_model = "strongly-convex";
   m.initial_curve = "zero";
   m.method = "";
-  m.declared_constants = {"algorithm.sensitivity = 4 (S_g; depends on the data)", "lsi.c = \"1/(1 + s)\" (Rényi; not checked)"};
+  m.declared_constants = {"algorithm.sensitivity = 4 (S_g; depends on the data)",
+                          "lsi.c = \"1/(1 + s)\" (Rényi; not checked)"};
   m.derived_constants = {};  // an empty list round-trips too
   RowSeries fd{"fd-value", "finite-difference value", kUnitsRdp, {}};
   for (const double r : s.R) fd.values.push_back(r - 0.5);
   report.row_series.push_back(fd);
-  report.per_order.push_back(
-      {"boundary", "1 if the boundary influences the order", {0, 1, 1, -0.0}});
+  report.per_order.push_back({"boundary", "1 if the boundary influences the order", {0, 1, 1, -0.0}});
   report.extra_attributes = {{"fd_grid", "n = 64, Rényi"}, {"empty_note", ""}};
   return report;
 }
@@ -172,8 +178,7 @@ TEST_CASE("HDF5 closed forms keep their order; none is an empty group", "[io][hd
   const TempDir dir;
   const fs::path file = dir.path / "report.h5";
   RunReport report = sample_report();
-  report.closed_forms.insert(report.closed_forms.begin(),
-                             {"zeta-baseline", "", "baseline", report.solution.R});
+  report.closed_forms.insert(report.closed_forms.begin(), {"zeta-baseline", "", "baseline", report.solution.R});
   write_report_hdf5(file, report);
   require_equal(read_report_hdf5(file), report);
 
@@ -185,8 +190,7 @@ TEST_CASE("HDF5 closed forms keep their order; none is an empty group", "[io][hd
 TEST_CASE("HDF5 write into a missing directory throws and leaves nothing", "[io][hdf5]") {
   const TempDir dir;
   const fs::path file = dir.path / "missing" / "report.h5";
-  REQUIRE_THROWS_WITH(write_report_hdf5(file, sample_report()),
-                      Catch::Matchers::Contains(file.string()));
+  REQUIRE_THROWS_WITH(write_report_hdf5(file, sample_report()), Catch::Matchers::Contains(file.string()));
   REQUIRE_FALSE(fs::exists(file));
   REQUIRE(dir.entries() == 0);
 }
@@ -200,8 +204,7 @@ TEST_CASE("HDF5 write of an inconsistent report throws and leaves nothing", "[io
   REQUIRE(dir.entries() == 0);
 }
 
-TEST_CASE("HDF5 failure mid-write keeps the previous file and leaves no temporary",
-          "[io][hdf5]") {
+TEST_CASE("HDF5 failure mid-write keeps the previous file and leaves no temporary", "[io][hdf5]") {
   const TempDir dir;
   const fs::path file = dir.path / "report.h5";
   const RunReport first = sample_report();
@@ -251,15 +254,14 @@ TEST_CASE("HDF5 stream writes 1000 records with extras, bit-exactly", "[io][hdf5
                          {"fd-gap", "finite-difference value minus R", "", {}}};
   expected.closed_forms = {{"thm1", "C21 Thm 1", "upper-bound", {}}, {"composition", "C21 App. E", "baseline", {}}};
   {
-    Hdf5ReportStream stream(file, s.orders, expected.metadata,
-                            {{"fd-value", "finite-difference value", kUnitsRdp},
-                             {"fd-gap", "finite-difference value minus R", ""}},
-                            {{"thm1", "C21 Thm 1", "upper-bound"}, {"composition", "C21 App. E", "baseline"}});
+    Hdf5ReportStream stream(
+        file, s.orders, expected.metadata,
+        {{"fd-value", "finite-difference value", kUnitsRdp}, {"fd-gap", "finite-difference value minus R", ""}},
+        {{"thm1", "C21 Thm 1", "upper-bound"}, {"composition", "C21 App. E", "baseline"}});
     for (std::int64_t step = 0; step < 1000; ++step) {
       const double t = random(), lsi = random();
-      const std::vector<double> R = random.row(orders), fd = random.row(orders),
-                                gap = random.row(orders), thm1 = random.row(orders),
-                                composition = random.row(orders);
+      const std::vector<double> R = random.row(orders), fd = random.row(orders), gap = random.row(orders),
+                                thm1 = random.row(orders), composition = random.row(orders);
       stream.append_record(step * 3, t, lsi, R, {fd, gap}, {thm1, composition});
       s.steps.push_back(step * 3);
       s.times.push_back(t);
@@ -271,21 +273,18 @@ TEST_CASE("HDF5 stream writes 1000 records with extras, bit-exactly", "[io][hdf5
       append(expected.closed_forms[1].R, composition);
     }
     REQUIRE(stream.record_count() == 1000);
-    expected.per_order = {
-        {"boundary", "1 if the boundary influences the order", random.row(orders)}};
+    expected.per_order = {{"boundary", "1 if the boundary influences the order", random.row(orders)}};
     expected.extra_attributes = {{"fd_grid", "n = 64"}, {"note", "Rényi\nsecond line"}};
     REQUIRE_FALSE(fs::exists(file));  // nothing at the target until finish()
     stream.finish(expected.per_order, expected.extra_attributes);
     REQUIRE(fs::exists(file));
-    REQUIRE_THROWS_WITH(stream.append_record(0, 0.0, 0.0, s.row(0)),
-                        Catch::Matchers::Contains("finished"));
+    REQUIRE_THROWS_WITH(stream.append_record(0, 0.0, 0.0, s.row(0)), Catch::Matchers::Contains("finished"));
   }
   require_equal(read_report_hdf5(file), expected);
   REQUIRE(dir.entries() == 1);
 }
 
-TEST_CASE("HDF5 stream not finished leaves nothing and keeps an existing file",
-          "[io][hdf5][stream]") {
+TEST_CASE("HDF5 stream not finished leaves nothing and keeps an existing file", "[io][hdf5][stream]") {
   const TempDir dir;
   const fs::path file = dir.path / "report.h5";
   const std::vector<double> row{0.25, 0.5};
@@ -307,8 +306,7 @@ TEST_CASE("HDF5 stream not finished leaves nothing and keeps an existing file",
   REQUIRE(dir.entries() == 1);
 }
 
-TEST_CASE("HDF5 stream rejects a row of the wrong length and leaves nothing",
-          "[io][hdf5][stream]") {
+TEST_CASE("HDF5 stream rejects a row of the wrong length and leaves nothing", "[io][hdf5][stream]") {
   const TempDir dir;
   const fs::path file = dir.path / "report.h5";
   const std::vector<double> row{0.25, 0.5, 1.0}, short_row{0.25, 0.5};
@@ -406,9 +404,11 @@ std::vector<ClosedFormCurves> whole_array_closed_forms(const RunSpec& spec, cons
         for (const double alpha : sol.orders) R.push_back(alpha * slopes[static_cast<std::size_t>(K)]);
       return R;
     };
-    out.push_back({"quadratic-exact", "", "exact", on_grid(quadratic::worst_case_rdp_slopes(problem, sol.steps.back()))});
+    out.push_back(
+        {"quadratic-exact", "", "exact", on_grid(quadratic::worst_case_rdp_slopes(problem, sol.steps.back()))});
     const Eigen::VectorXd delta = Eigen::Map<const Eigen::VectorXd>(spec.quadratic->pair->data(), 3);
-    out.push_back({"quadratic-exact-pair", "", "exact", on_grid(quadratic::exact_rdp_slopes(problem, delta, sol.steps.back()))});
+    out.push_back(
+        {"quadratic-exact-pair", "", "exact", on_grid(quadratic::exact_rdp_slopes(problem, delta, sol.steps.back()))});
   }
   return out;
 }

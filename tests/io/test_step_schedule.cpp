@@ -17,13 +17,14 @@ using namespace rdpdyn;
 namespace {
 
 std::string run_text(const std::string& eta_line, std::int64_t steps, const std::string& extra = "") {
-  return "[orders]\nvalues = [2, 8, 32]\n[algorithm]\nkind = \"noisy-gd\"\nsteps = " + std::to_string(steps) +
-         "\n" + eta_line + "\nsigma = 0.02\nn = 5000\nsensitivity = 4\n" + extra +
+  return "[orders]\nvalues = [2, 8, 32]\n[algorithm]\nkind = \"noisy-gd\"\nsteps = " + std::to_string(steps) + "\n" +
+         eta_line + "\nsigma = 0.02\nn = 5000\nsensitivity = 4\n" + extra +
          "[lsi]\nkind = \"recursion\"\nlambda = 1\nbeta = 2\n[analysis]\ngamma = \"optimal\"\n";
 }
 
 std::vector<double> final_R(const RunConfig& c) {
-  const Solution s = solve_by_characteristics(build_program(c.spec), c.spec.initial, c.spec.orders, {RecordPlan{0, {}}});
+  const Solution s =
+      solve_by_characteristics(build_program(c.spec), c.spec.initial, c.spec.orders, {RecordPlan{0, {}}});
   const auto row = s.final_row();
   return {row.begin(), row.end()};
 }
@@ -43,7 +44,8 @@ std::string error_text(const std::string& text) {
 TEST_CASE("Step schedules: each preset equals the expression it expands to", "[schedule]") {
   const std::int64_t K = 300;
   const std::pair<const char*, const char*> cases[] = {
-      {"eta = { schedule = \"cosine\", start = 0.05, end = 0.001 }", "eta = \"0.001 + (0.05 - 0.001) * (1 + cos(_pi * k / K)) / 2\""},
+      {"eta = { schedule = \"cosine\", start = 0.05, end = 0.001 }",
+       "eta = \"0.001 + (0.05 - 0.001) * (1 + cos(_pi * k / K)) / 2\""},
       {"eta = { schedule = \"step\", start = 0.05, factor = 0.1, milestones = [100, 200] }",
        "eta = \"0.05 * 0.1^((k >= 100) + (k >= 200))\""},
       {"eta = { schedule = \"exponential\", start = 0.05, factor = 0.99 }", "eta = \"0.05 * 0.99^k\""},
@@ -69,7 +71,7 @@ TEST_CASE("Step schedules: each preset equals the expression it expands to", "[s
   CHECK(step.spec.algorithm.phases[1].steps == 100);
   CHECK(step.spec.algorithm.phases[2].eta == Approx(0.0005).epsilon(1e-14));
   const RunConfig warm = parse_config_text(run_text(cases[3].first, K), "w.toml");
-  CHECK(warm.spec.algorithm.phases[0].eta == Approx(0.005).epsilon(1e-15));  // peak (k + 1) / warmup at k = 0
+  CHECK(warm.spec.algorithm.phases[0].eta == Approx(0.005).epsilon(1e-15));     // peak (k + 1) / warmup at k = 0
   CHECK(warm.spec.algorithm.phases.back().eta == Approx(0.01).epsilon(1e-14));  // end at the last step
 }
 
@@ -94,14 +96,16 @@ TEST_CASE("Step schedules: a cosine over 10^4 steps equals the same run as expli
 
 TEST_CASE("Step schedules: every step is checked, the error names the key, the step and the value", "[schedule]") {
   const std::string zero = error_text(run_text("eta = \"0.1 - 0.001 * k\"", 200));
-  CHECK_THAT(zero, Catch::Contains("algorithm.eta") && Catch::Contains("at step k = 100") && Catch::Contains("must be"));
+  CHECK_THAT(zero,
+             Catch::Contains("algorithm.eta") && Catch::Contains("at step k = 100") && Catch::Contains("must be"));
   // eta < 1/beta (C21 Lemma 5) for the strongly-convex model, checked on the phase of the step.
   std::string text = run_text("eta = \"0.1 + 0.001 * k\"", 500);
   text.replace(text.find("kind = \"recursion\""), 18, "kind = \"strongly-convex\"");
   const std::string smooth = error_text(text);
-  CHECK_THAT(smooth, Catch::Contains("algorithm.eta") && Catch::Contains("at step k = 400") &&
-                         Catch::Contains("1/beta"));
-  const std::string gamma = error_text(run_text("eta = 0.02", 10, "[[algorithm.schedule]]\nsteps = 10\ngamma = \"1.5 - 0.1 * k\"\n"));
+  CHECK_THAT(smooth,
+             Catch::Contains("algorithm.eta") && Catch::Contains("at step k = 400") && Catch::Contains("1/beta"));
+  const std::string gamma =
+      error_text(run_text("eta = 0.02", 10, "[[algorithm.schedule]]\nsteps = 10\ngamma = \"1.5 - 0.1 * k\"\n"));
   CHECK_THAT(gamma, Catch::Contains("algorithm.schedule[0].gamma") && Catch::Contains("at step k = 0") &&
                         Catch::Contains("(0, 1]"));
   const std::string unknown = error_text(run_text("eta = \"0.1 * j\"", 10));

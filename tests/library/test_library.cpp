@@ -51,7 +51,7 @@ TEST_CASE("RunBuilder writes one table per first key part, floats as TOML floats
   CHECK(b.toml() ==
         "[algorithm]\nn = 12.5\nkind = \"a\\\"b\\\\c\"\n\n[orders]\nvalues = [2.0, 1e-05]\n\n[report]\n"
         "include_disputed = true\n\n[grid]\nrange = { a = 1 }\n");
-  CHECK_THROWS_AS(b.set("sigma", 1.0), SpecError);                  // no table
+  CHECK_THROWS_AS(b.set("sigma", 1.0), SpecError);                      // no table
   CHECK_THROWS_AS(b.set("algorithm.schedule[0].eta", 1.0), SpecError);  // not a bare key
 }
 

@@ -101,7 +101,8 @@ TEST_CASE("Shifted divergences: cyclic batches, the last position reproduces BSA
   }
 }
 
-TEST_CASE("Shifted divergences: random processes, never below the exact divergence nor any admissible allocation", "[shifted]") {
+TEST_CASE("Shifted divergences: random processes, never below the exact divergence nor any admissible allocation",
+          "[shifted]") {
   std::mt19937_64 rng(20261124);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int strictly_above_exact = 0;

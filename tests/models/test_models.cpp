@@ -135,7 +135,8 @@ TEST_CASE("Spectrum enclosure: each computed eigenvalue within its radius of an 
   CHECK(a.radius[0] < 1e-14);
 }
 
-TEST_CASE("Exact LSI infimum: 1/max lambda_max of the covariance, as quadratic_exact computes it", "[models][constants]") {
+TEST_CASE("Exact LSI infimum: 1/max lambda_max of the covariance, as quadratic_exact computes it",
+          "[models][constants]") {
   // A non-diagonal H and an isotropic start: the eigen-direction recursion of known_constants
   // against the full covariance recursion of models/quadratic_exact.
   Eigen::MatrixXd H(3, 3);

@@ -210,8 +210,10 @@ TEST_CASE("The exact LSI schedule is 1 / lambda_max of the within-step covarianc
       for (double s : {0.0, 0.05, 0.3}) {
         const MatrixXd S = law_within_step(p, laws[static_cast<std::size_t>(k)], s).covariance;
         const double lam = Eigen::SelfAdjointEigenSolver<MatrixXd>(S).eigenvalues().maxCoeff();
-        if (lam == 0.0) CHECK(std::isinf(c.c(k, s)));
-        else CHECK(c.c(k, s) == Approx(1.0 / lam).epsilon(1e-12));
+        if (lam == 0.0)
+          CHECK(std::isinf(c.c(k, s)));
+        else
+          CHECK(c.c(k, s) == Approx(1.0 / lam).epsilon(1e-12));
       }
     // End of step k = the law of step k + 1 (C21 Lemma 9 closes the recursion).
     const double lam20 = Eigen::SelfAdjointEigenSolver<MatrixXd>(laws[20].covariance).eigenvalues().maxCoeff();
@@ -237,8 +239,10 @@ TEST_CASE("Program: S_v = S_g / n, duration eta, restart at the exact constant",
         Approx(1.0 / (0.94 * 0.94 * 0.1 + 2 * 0.1 * sigma * sigma)).epsilon(1e-13));
 }
 
-TEST_CASE("THE PROPERTY: optimal gamma + exact LSI = worst-case exact divergence (point start, "
-          "eta (h_min + h_max) <= 2)", "[quadratic][property]") {
+TEST_CASE(
+    "THE PROPERTY: optimal gamma + exact LSI = worst-case exact divergence (point start, "
+    "eta (h_min + h_max) <= 2)",
+    "[quadratic][property]") {
   // Why it holds: along the worst pair the PDI's two inequalities (Young's inequality at the
   // optimal gamma and the LSI) are equalities iff the mean difference is a top eigenvector of the
   // covariance and 2 sigma^2 |m| >= lambda_max |v|. For a point start every matrix is a function
@@ -255,8 +259,7 @@ TEST_CASE("THE PROPERTY: optimal gamma + exact LSI = worst-case exact divergence
         // Restart: closed-form flows (agreement to rounding); Function: adaptive, biased upward.
         const double tol = enc == LsiEncoding::Restart ? 1e-12 : 1e-6;
         for (std::size_t k = 1; k <= 200; ++k)
-          for (std::size_t j = 0; j < orders.size(); ++j)
-            REQUIRE(pdi[k][j] == Approx(exact[k]).epsilon(tol));
+          for (std::size_t j = 0; j < orders.size(); ++j) REQUIRE(pdi[k][j] == Approx(exact[k]).epsilon(tol));
       }
 }
 
@@ -284,7 +287,9 @@ TEST_CASE("Where the property fails: eta (h_min + h_max) > 2, or a Gaussian star
     for (std::size_t k = 0; k < 200; ++k) {
       const double a = (G * laws[k].covariance * G.transpose())(0, 0);
       marginal.append({{LsiRestart{a > 0 ? 1 / a : std::numeric_limits<double>::infinity()}},
-                                {p.eta, sigma, Sg / n, GaussianConvolutionLsi{}}, {}, GammaChoice::optimal()});
+                       {p.eta, sigma, Sg / n, GaussianConvolutionLsi{}},
+                       {},
+                       GammaChoice::optimal()});
     }
     const auto pdi_marginal = pdi_slopes(marginal, orders);
     for (std::size_t k = 1; k <= 200; ++k) REQUIRE(pdi_marginal[k] == Approx(exact[k]).epsilon(1e-12));
@@ -303,13 +308,14 @@ TEST_CASE("Where the property fails: eta (h_min + h_max) > 2, or a Gaussian star
   }
 }
 
-TEST_CASE("Soundness: with the exact LSI schedule every fixed gamma bounds the exact divergence", "[quadratic][soundness]") {
+TEST_CASE("Soundness: with the exact LSI schedule every fixed gamma bounds the exact divergence",
+          "[quadratic][soundness]") {
   MatrixXd S0(3, 3);
   S0 << 0.2, 0.05, 0.0, 0.05, 0.1, 0.03, 0.0, 0.03, 0.3;
   const std::vector<double> orders{2.0, 32.0};
-  const std::vector<QuadraticProblem> problems{
-      problem(kDiag, 0.2), problem(rotated(kDiag), 0.2), problem(kDiag, 0.75),
-      problem(rotated(kDiag), 0.5, S0), problem(diagonal({0.3, 1.0, 2.5}), 0.2, 0.1 * MatrixXd::Identity(3, 3))};
+  const std::vector<QuadraticProblem> problems{problem(kDiag, 0.2), problem(rotated(kDiag), 0.2), problem(kDiag, 0.75),
+                                               problem(rotated(kDiag), 0.5, S0),
+                                               problem(diagonal({0.3, 1.0, 2.5}), 0.2, 0.1 * MatrixXd::Identity(3, 3))};
   for (const auto& p : problems) {
     const auto exact = worst_case_rdp_slopes(p, 120);
     const auto best = pdi_slopes(exact_lsi_program(p, 120, GammaChoice::optimal()), orders);

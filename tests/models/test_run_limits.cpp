@@ -61,10 +61,12 @@ TEST_CASE("Memory estimate of the noisy-SGD worst case: every position's records
   // record_every = 100: records 0, 100, ..., 1000 (11), bounded by 2 + 1000/100 = 12.
   RunConfig sparse = c;
   sparse.spec.record.every = 100;
-  CHECK(part(estimate_run_memory(sparse, *kCharacteristics, RunCommand::Solve), "output.record_every") == 11.0 * 12 * 56);
+  CHECK(part(estimate_run_memory(sparse, *kCharacteristics, RunCommand::Solve), "output.record_every") ==
+        11.0 * 12 * 56);
 
   // calibrate --for steps plans for --max-steps: 2 ceil(10^6 / 10) + 2 phases.
-  const MemoryEstimate calibrate = estimate_run_memory(c, *kCharacteristics, RunCommand::Calibrate, std::int64_t{1000000});
+  const MemoryEstimate calibrate =
+      estimate_run_memory(c, *kCharacteristics, RunCommand::Calibrate, std::int64_t{1000000});
   CHECK(part(calibrate, "--max-steps") == 200002 * kPhase);
 }
 
@@ -91,7 +93,8 @@ TEST_CASE("A run over the budget is refused naming the estimate, its largest par
                                Catch::Contains("more than this machine's physical memory (24 GiB)") &&
                                Catch::Contains("raise output.record_every"));
   }
-  CHECK_NOTHROW(require_memory_fits(estimate_run_memory(partition_run(), *kCharacteristics, RunCommand::Solve), {1e9, "test"}));
+  CHECK_NOTHROW(
+      require_memory_fits(estimate_run_memory(partition_run(), *kCharacteristics, RunCommand::Solve), {1e9, "test"}));
 }
 
 TEST_CASE("Bytes for people, and the budget from RDPDYN_MEMORY_LIMIT", "[run_limits]") {

@@ -64,11 +64,13 @@ struct Mixture {
   std::vector<double> weight, mean;  ///< means in units of s
 };
 
-Mixture placements(const Setting& s, const std::function<void(const std::function<void(double, std::vector<std::int64_t>)>&)>& each) {
+Mixture placements(const Setting& s,
+                   const std::function<void(const std::function<void(double, std::vector<std::int64_t>)>&)>& each) {
   const std::int64_t T = s.batches * s.epochs;
   const double a = 1.0 - s.eta * s.lambda;
   double var = 0.0;
-  for (std::int64_t k = 0; k < T; ++k) var += 2.0 * s.eta * s.sigma * s.sigma * std::pow(a, 2.0 * static_cast<double>(k));
+  for (std::int64_t k = 0; k < T; ++k)
+    var += 2.0 * s.eta * s.sigma * s.sigma * std::pow(a, 2.0 * static_cast<double>(k));
   Mixture m;
   each([&](double w, std::vector<std::int64_t> steps) {
     double d = 0.0;
@@ -161,7 +163,8 @@ TEST_CASE("Sampled bound: never below the exact divergence of quadratic runs", "
     std::vector<double> bound = sampled_R(s, orders);
     for (std::size_t i = 0; i < orders.size(); ++i) {
       const double forward = mixture_renyi(once, orders[i], true), backward = mixture_renyi(once, orders[i], false);
-      INFO("shuffle-once alpha = " << orders[i] << ": exact " << forward << " / " << backward << ", bound " << bound[i]);
+      INFO("shuffle-once alpha = " << orders[i] << ": exact " << forward << " / " << backward << ", bound "
+                                   << bound[i]);
       CHECK(bound[i] >= std::max(forward, backward));
       CHECK(bound[i] <= 3.0 * std::max(forward, backward));  // and not vacuous
     }
@@ -176,7 +179,8 @@ TEST_CASE("Sampled bound: never below the exact divergence of quadratic runs", "
     const Mixture reshuffled = placements(s, [&](const auto& f) { each_epoch_sequence(s, f); });
     bound = sampled_R(s, orders);
     for (std::size_t i = 0; i < orders.size(); ++i) {
-      const double exact = std::max(mixture_renyi(reshuffled, orders[i], true), mixture_renyi(reshuffled, orders[i], false));
+      const double exact =
+          std::max(mixture_renyi(reshuffled, orders[i], true), mixture_renyi(reshuffled, orders[i], false));
       INFO("shuffle alpha = " << orders[i] << ": exact " << exact << ", bound " << bound[i]);
       CHECK(bound[i] >= exact);
     }
@@ -194,14 +198,17 @@ TEST_CASE("Sampled bound: never below the exact divergence of quadratic runs", "
     });
     bound = sampled_R(s, orders);
     for (std::size_t i = 0; i < orders.size(); ++i) {
-      const double exact = std::max(mixture_renyi(bernoulli, orders[i], true), mixture_renyi(bernoulli, orders[i], false));
+      const double exact =
+          std::max(mixture_renyi(bernoulli, orders[i], true), mixture_renyi(bernoulli, orders[i], false));
       INFO("per-step alpha = " << orders[i] << ": exact " << exact << ", bound " << bound[i]);
       CHECK(bound[i] >= exact);
     }
   }
 }
 
-TEST_CASE("Sampled bound: pdi at or below Ye & Shokri's and Bok, Su & Altschuler's mini-batch analyses on randomized runs", "[sampled]") {
+TEST_CASE(
+    "Sampled bound: pdi at or below Ye & Shokri's and Bok, Su & Altschuler's mini-batch analyses on randomized runs",
+    "[sampled]") {
   EngineRegistry engines;
   engines.add(make_characteristics_engine());
   std::mt19937_64 rng(20261124);
@@ -225,15 +232,16 @@ TEST_CASE("Sampled bound: pdi at or below Ye & Shokri's and Bok, Su & Altschuler
     const AnalysisInput input{c, run, engines};
     const AnalysisResult pdi = find_analysis("pdi")->assess(input, orders);
     REQUIRE(pdi.applies);
-    for (const char* name : {"ye-shokri-thm3.3", "ye-shokri-thm3.3-shifted", "ye-shokri-thm4.2", "ye-shokri-thm4.2-mixture",
-                             "ye-shokri-thm4.3", "bok-su-altschuler-cyclic"}) {
+    for (const char* name : {"ye-shokri-thm3.3", "ye-shokri-thm3.3-shifted", "ye-shokri-thm4.2",
+                             "ye-shokri-thm4.2-mixture", "ye-shokri-thm4.3", "bok-su-altschuler-cyclic"}) {
       const AnalysisResult ys = find_analysis(name)->assess(input, orders);
       if (!ys.applies) continue;
       ++compared;
       bool below = false;
       for (std::size_t i = 0; i < orders.size(); ++i) {
         INFO(name << " trial " << trial << " N = " << s.batches << " K = " << s.epochs << " eta = " << s.eta
-                  << " lambda = " << s.lambda << " alpha = " << orders[i] << ": pdi " << pdi.R[i] << ", YS " << ys.R[i]);
+                  << " lambda = " << s.lambda << " alpha = " << orders[i] << ": pdi " << pdi.R[i] << ", YS "
+                  << ys.R[i]);
         // Per-step runs: the same recursion once rho_m reaches q; the margins of outward rounding differ by ~1e-11.
         CHECK(pdi.R[i] <= ys.R[i] * (1.0 + 1e-9));
         below = below || pdi.R[i] < ys.R[i] * (1.0 - 1e-6);
@@ -261,7 +269,8 @@ double mixture_delta(const Mixture& m, double epsilon, bool forward) {
   auto Phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
   auto log_ratio = [&](double z) {  // ln dP/dQ at z
     double acc = 0.0;
-    for (std::size_t i = 0; i < m.mean.size(); ++i) acc += m.weight[i] * std::exp(m.mean[i] * z - 0.5 * m.mean[i] * m.mean[i]);
+    for (std::size_t i = 0; i < m.mean.size(); ++i)
+      acc += m.weight[i] * std::exp(m.mean[i] * z - 0.5 * m.mean[i] * m.mean[i]);
     return std::log(acc);
   };
   const double level = forward ? epsilon : -epsilon;
@@ -281,7 +290,8 @@ double mixture_delta(const Mixture& m, double epsilon, bool forward) {
 
 }  // namespace
 
-TEST_CASE("Sampled bound: the Gaussian-DP route is never below the exact (epsilon, delta) of quadratic runs", "[sampled]") {
+TEST_CASE("Sampled bound: the Gaussian-DP route is never below the exact (epsilon, delta) of quadratic runs",
+          "[sampled]") {
   // 1-D quadratic runs (above): the last iterates are Gaussians per placement, so the exact privacy
   // profile of the mixture is known; pdi's f-DP epsilon at delta must leave the exact delta <= delta
   // in both directions, and not be vacuous.

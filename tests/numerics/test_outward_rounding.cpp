@@ -92,10 +92,8 @@ class RecordingSink final : public ReportSink {
 std::vector<SquaredLossRun> squared_loss_runs() {
   std::vector<SquaredLossRun> runs = {
       {0.02, 0.02, 5000, 4.0, 1000},  // C21 Figure 2
-      {0.5, 1.0, 100, 2.0, 1200},
-      {0.001, 0.05, 60000, 1.0, 1500},
-      {0.9, 0.3, 7, 0.5, 1000},
-      {0.07, 3.0, 1e5, 40.0, 2000},
+      {0.5, 1.0, 100, 2.0, 1200},    {0.001, 0.05, 60000, 1.0, 1500},
+      {0.9, 0.3, 7, 0.5, 1000},      {0.07, 3.0, 1e5, 40.0, 2000},
   };
   std::mt19937_64 rng(20240601);
   std::uniform_real_distribution<double> U(0.0, 1.0);
@@ -115,7 +113,8 @@ TEST_CASE("Squared loss: every recorded value of solve is at or above C21 Thm 3'
   double worst_excess = 0.0, least_excess = 1.0;
   std::size_t values = 0;
   for (const auto& p : squared_loss_runs()) {
-    INFO("eta = " << p.eta << ", sigma = " << p.sigma << ", n = " << p.n << ", S_g = " << p.Sg << ", steps = " << p.steps);
+    INFO("eta = " << p.eta << ", sigma = " << p.sigma << ", n = " << p.n << ", S_g = " << p.Sg
+                  << ", steps = " << p.steps);
     RecordingSink sink;
     const RunReport report = solve_run(squared_loss_config(p, kOrders), engines, &sink);
     const Rows& rows = sink.rows;
@@ -147,7 +146,8 @@ TEST_CASE("Squared loss: every recorded value of solve is at or above C21 Thm 3'
 TEST_CASE("Squared loss: every valid analysis of compare is at or above the exact divergence", "[outward]") {
   const EngineRegistry engines = characteristics_only();
   for (const auto& p : squared_loss_runs()) {
-    INFO("eta = " << p.eta << ", sigma = " << p.sigma << ", n = " << p.n << ", S_g = " << p.Sg << ", steps = " << p.steps);
+    INFO("eta = " << p.eta << ", sigma = " << p.sigma << ", n = " << p.n << ", S_g = " << p.Sg
+                  << ", steps = " << p.steps);
     RunConfig config = squared_loss_config(p, kOrders);
     config.spec.report_delta = 1e-5;
     const Comparison c = run_comparison(config, engines);
@@ -212,7 +212,8 @@ TEST_CASE("Raw engine error stays below a quarter of the margin (the measurement
     RunSpec spec = squared_loss_config(p, kOrders).spec;
     const Solution opt = solve_by_characteristics(build_program(spec), spec.initial, spec.orders);
     for (std::size_t r = 0; r < opt.record_count(); ++r)
-      for (std::size_t j = 0; j < kOrders.size(); ++j) track(opt.row(r)[j], thm3_exact_mp(p, kOrders[j], opt.steps[r]), opt.steps[r]);
+      for (std::size_t j = 0; j < kOrders.size(); ++j)
+        track(opt.row(r)[j], thm3_exact_mp(p, kOrders[j], opt.steps[r]), opt.steps[r]);
 
     spec.lsi = LsiSpec::squared_loss();  // c = (2 - eta)/(2 sigma^2), gamma = 1/2: C21 Cor 2, eq. (18)
     spec.gamma = GammaChoice::fixed(0.5);
@@ -225,7 +226,8 @@ TEST_CASE("Raw engine error stays below a quarter of the margin (the measurement
 
     // Constant c, fixed gamma, initial data R_0 = kappa alpha^2 (transport): docs/math.md 2.3,
     // R = alpha [e^{-A} kappa alpha_0 + S_v^2 (1 - e^{-A}) / (8 gamma (1 - gamma) sigma^4 c)].
-    const double gamma = 0.05 + 0.9 * U(rng), c = log_uniform(1e-3, 1e3) / (p.sigma * p.sigma), kappa = log_uniform(1e-4, 1.0);
+    const double gamma = 0.05 + 0.9 * U(rng), c = log_uniform(1e-3, 1e3) / (p.sigma * p.sigma),
+                 kappa = log_uniform(1e-4, 1.0);
     spec.algorithm.loss = LossKind::Generic;
     spec.lsi = LsiSpec::constant(c);
     spec.gamma = GammaChoice::fixed(gamma);
@@ -242,9 +244,10 @@ TEST_CASE("Raw engine error stays below a quarter of the margin (the measurement
       }
     }
   }
-  std::printf("outward rounding: largest raw engine error %.3g (k + 16) u, largest shortfall %.3g (k + 16) u "
-              "(margin: %g (k + 16) u)\n",
-              worst, worst_shortfall, outward::kMarginPerStep);
+  std::printf(
+      "outward rounding: largest raw engine error %.3g (k + 16) u, largest shortfall %.3g (k + 16) u "
+      "(margin: %g (k + 16) u)\n",
+      worst, worst_shortfall, outward::kMarginPerStep);
   CHECK(worst <= outward::kMarginPerStep / 4.0);
   CHECK(worst_shortfall <= outward::kMarginPerStep / 4.0);
 }
@@ -263,7 +266,8 @@ TEST_CASE("The conversions to (epsilon, delta) are never below their 50-digit va
         const double eps = epsilon_improved(a, R, d);
         if (exact > 0) {
           REQUIRE(Mp(eps) >= exact);
-          const double magnitude = R + std::abs(std::log1p(-1 / a)) + a / (a - 1) + (std::abs(std::log(d)) + std::log(a)) / (a - 1);
+          const double magnitude =
+              R + std::abs(std::log1p(-1 / a)) + a / (a - 1) + (std::abs(std::log(d)) + std::log(a)) / (a - 1);
           worst_excess = std::max(worst_excess, static_cast<double>((Mp(eps) - exact) / (kU * magnitude)));
         } else {
           REQUIRE(eps >= 0.0);

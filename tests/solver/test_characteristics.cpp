@@ -24,9 +24,7 @@ RunSpec squared_loss(double eta, double sigma, std::int64_t K, GammaChoice gamma
   return spec;
 }
 
-Solution solve(const RunSpec& spec) {
-  return solve_by_characteristics(build_program(spec), spec.initial, spec.orders);
-}
+Solution solve(const RunSpec& spec) { return solve_by_characteristics(build_program(spec), spec.initial, spec.orders); }
 
 }  // namespace
 
@@ -38,8 +36,8 @@ TEST_CASE("Optimal gamma + LSI recursion reproduces the exact divergence of C21 
       const Solution s = solve(spec);
       for (std::size_t r = 0; r < s.record_count(); ++r)
         for (std::size_t j = 0; j < s.orders.size(); ++j) {
-          const double exact = closed_forms::thm3_exact(s.orders[j], 2.0, 100, sigma, eta,
-                                                        static_cast<double>(s.steps[r]));
+          const double exact =
+              closed_forms::thm3_exact(s.orders[j], 2.0, 100, sigma, eta, static_cast<double>(s.steps[r]));
           REQUIRE(s.row(r)[j] == Approx(exact).epsilon(1e-9).margin(1e-300));
         }
     }
@@ -52,8 +50,8 @@ TEST_CASE("Every fixed gamma gives a bound at or above the exact divergence (sou
     const Solution best = solve(squared_loss(0.05, 0.1, 200, GammaChoice::optimal()));
     for (std::size_t r = 1; r < s.record_count(); ++r)
       for (std::size_t j = 0; j < s.orders.size(); ++j) {
-        const double exact = closed_forms::thm3_exact(s.orders[j], 2.0, 100, 0.1, 0.05,
-                                                      static_cast<double>(s.steps[r]));
+        const double exact =
+            closed_forms::thm3_exact(s.orders[j], 2.0, 100, 0.1, 0.05, static_cast<double>(s.steps[r]));
         REQUIRE(s.row(r)[j] >= exact * (1 - 1e-12));
         REQUIRE(best.row(r)[j] <= s.row(r)[j] * (1 + 1e-12));
       }
@@ -94,7 +92,8 @@ TEST_CASE("A Gaussian release adds alpha Delta^2 / (2 s^2) at its instant", "[en
   }
 }
 
-TEST_CASE("Nonlinear initial data are transported: R_0 = kappa alpha^2 with gamma = 1 stays put", "[engine][transport]") {
+TEST_CASE("Nonlinear initial data are transported: R_0 = kappa alpha^2 with gamma = 1 stays put",
+          "[engine][transport]") {
   RunSpec spec = squared_loss(0.1, 0.5, 10, GammaChoice::fixed(1.0));
   spec.initial = PowerCurve{0.01, 2.0};
   const Solution s = solve(spec);
@@ -195,7 +194,9 @@ TEST_CASE("A program by phases solves to the bit like its per-step expansion", "
   spec.algorithm.n = 5000;
   spec.algorithm.sensitivity = 4.0;
   spec.orders = {1.01, 1.5, 2.0, 8.0, 64.0, 1000.0};
-  spec.events = {{0, GaussianRelease{0.001, 0.5}}, {350, LipschitzMap{0.9}}, {700, GaussianRelease{0.002, 0.5}},
+  spec.events = {{0, GaussianRelease{0.001, 0.5}},
+                 {350, LipschitzMap{0.9}},
+                 {700, GaussianRelease{0.002, 0.5}},
                  {1499, LsiRestart{100.0}}};
   RunSpec sgd = spec;
   sgd.algorithm.kind = AlgorithmKind::NoisySgd;
@@ -214,8 +215,8 @@ TEST_CASE("A program by phases solves to the bit like its per-step expansion", "
     return build_program(s);
   };
   const std::vector<Case> cases = {
-      {"recursion, fixed gamma, nonlinear data", with(spec, LsiSpec::recursion(1.0, 4.0, 1000.0), GammaChoice::fixed(0.5)),
-       PowerCurve{1e-4, 2.0}, 9},
+      {"recursion, fixed gamma, nonlinear data",
+       with(spec, LsiSpec::recursion(1.0, 4.0, 1000.0), GammaChoice::fixed(0.5)), PowerCurve{1e-4, 2.0}, 9},
       {"recursion, optimal gamma", with(spec, LsiSpec::recursion(1.0, 4.0), GammaChoice::optimal()), ZeroCurve{}, 9},
       {"constant c", with(spec, LsiSpec::constant(1000.0), GammaChoice::fixed(0.7)), PowerCurve{1e-4, 2.0}, 9},
       // 300 releasing steps, 303 record-free runs between them (and at the configured phases'

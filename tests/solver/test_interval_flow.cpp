@@ -45,10 +45,11 @@ TEST_CASE("Gaussian-convolution flow matches RK4 on c(s) = 1/(A + 2 s sigma^2)",
     for (double g : {0.1, 0.5, 0.9}) {
       const IntervalFlow f = fixed_gamma_flow(iv, g, A, 0.0, {});
       auto c = [&](double s) { return 1.0 / (A + 2 * 0.09 * s); };
-      const double transport = rk4([&](double s, double) { return pdi::transport_speed(g, 0.3, c(s)); },
-                                   0.0, 0.05, 4000);
-      const double source = rk4([&](double s, double w) {
-        return pdi::source_rate(g, 0.3, 0.7) - pdi::transport_speed(g, 0.3, c(s)) * w; }, 0.0, 0.05, 4000);
+      const double transport =
+          rk4([&](double s, double) { return pdi::transport_speed(g, 0.3, c(s)); }, 0.0, 0.05, 4000);
+      const double source = rk4(
+          [&](double s, double w) { return pdi::source_rate(g, 0.3, 0.7) - pdi::transport_speed(g, 0.3, c(s)) * w; },
+          0.0, 0.05, 4000);
       CHECK(f.transport == Approx(transport).epsilon(1e-10));
       CHECK(f.source == Approx(source).epsilon(1e-10));
     }
@@ -102,8 +103,9 @@ TEST_CASE("Optimal-gamma flows match RK4 on the minimised right-hand side", "[fl
     }
     for (double A : {0.01, 0.3}) {
       const auto iv = interval(GaussianConvolutionLsi{});
-      const double ref = rk4([&](double s, double w) {
-        return pdi::optimal_rate(P, pdi::decay_scale(0.3, 1.0 / (A + 0.18 * s)), w); }, w0, 0.05, 20000);
+      const double ref =
+          rk4([&](double s, double w) { return pdi::optimal_rate(P, pdi::decay_scale(0.3, 1.0 / (A + 0.18 * s)), w); },
+              w0, 0.05, 20000);
       CHECK(optimal_gamma_flow(iv, w0, A, 0.0, {}) == Approx(ref).epsilon(1e-10));
     }
   }

@@ -38,9 +38,9 @@ std::vector<double> final_row(const std::string& example, const std::string& eng
 TEST_CASE("The reference engine agrees with the characteristics engine's closed forms, from above", "[reference]") {
   // constant and Gaussian-convolution LSI (from a point mass: the singular start), strongly convex
   // recursions with Lipschitz maps, a schedule in t, a varying S_v(t), phases, tabulated initial data
-  for (const char* example : {"figure1_lambda1.toml", "figure2_tight.toml", "fd_convergence.toml", "langevin_strongly_convex.toml",
-                              "schedule_cosine.toml", "schedule_phases.toml", "pdi_decaying_sensitivity.toml",
-                              "transport_table.toml", "quadratic_anisotropic.toml"}) {
+  for (const char* example : {"figure1_lambda1.toml", "figure2_tight.toml", "fd_convergence.toml",
+                              "langevin_strongly_convex.toml", "schedule_cosine.toml", "schedule_phases.toml",
+                              "pdi_decaying_sensitivity.toml", "transport_table.toml", "quadratic_anisotropic.toml"}) {
     const std::vector<double> exact = final_row(example, "characteristics"), ref = final_row(example, "reference");
     REQUIRE(ref.size() == exact.size());
     for (std::size_t j = 0; j < ref.size(); ++j) {
@@ -76,8 +76,9 @@ TEST_CASE("The reference engine refuses, by key, what it does not integrate", "[
     CHECK(e.key() == "output.record_every");
   }
   // without [analysis] gamma: C21 Thm 2's 1/2 (it does not take the optimal one the characteristics engine defaults to)
-  const std::string text = "[orders]\nvalues = [2, 8]\n[algorithm]\nkind = \"noisy-gd\"\nsteps = 10\neta = 0.02\n"
-                           "sigma = 0.02\nn = 5000\nsensitivity = 4\n[lsi]\nkind = \"constant\"\nc = 100\n";
+  const std::string text =
+      "[orders]\nvalues = [2, 8]\n[algorithm]\nkind = \"noisy-gd\"\nsteps = 10\neta = 0.02\n"
+      "sigma = 0.02\nn = 5000\nsensitivity = 4\n[lsi]\nkind = \"constant\"\nc = 100\n";
   const RunConfig ref = parse_config_text(text + "[analysis]\nengine = \"reference\"\n", "t");
   CHECK(ref.spec.gamma_by_default);
   CHECK_FALSE(ref.spec.gamma.is_optimal());

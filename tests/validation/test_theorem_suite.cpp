@@ -13,7 +13,7 @@ TEST_CASE("Every theorem check passes within its tolerance", "[validation]") {
     CHECK(r.max_relative_error <= r.tolerance);
     names.insert(r.name);
   }
-  for (const char* required : {"thm1", "thm2", "cor1-lambda1", "cor2", "thm3-exact", "composition",
-                               "transport", "transport-recursion", "langevin-thm2"})
+  for (const char* required : {"thm1", "thm2", "cor1-lambda1", "cor2", "thm3-exact", "composition", "transport",
+                               "transport-recursion", "langevin-thm2"})
     CHECK(names.count(required) == 1);
 }
