@@ -102,8 +102,10 @@ double uses_slope(const TrainingRun& run, const std::vector<CompositionStretch>&
     return total;
   }
   const std::int64_t N = run.batches_per_epoch();
-  if (stretches.size() == 1)  // one phase: ceil(K / N) uses under either scheme below
-    return static_cast<double>((stretches.front().steps + N - 1) / N) * gaussian_slope(stretches.front().z);
+  if (stretches.size() == 1) {  // one phase: ceil(K / N) uses under either scheme below, counted in integers
+    const std::int64_t uses = (stretches.front().steps + N - 1) / N;
+    return static_cast<double>(uses) * gaussian_slope(stretches.front().z);
+  }
   if (run.sampling == BatchSampling::Shuffle) {
     // Epoch e covers steps [e N, (e + 1) N); the record is used once in it, at any step.
     std::int64_t end = 0;
