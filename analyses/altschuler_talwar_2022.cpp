@@ -11,7 +11,7 @@
 #include "analyses/composition.hpp"
 #include "models/noise_units.hpp"
 #include "accounting/sampled_gaussian.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace altschuler_talwar {

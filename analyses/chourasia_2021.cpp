@@ -4,7 +4,7 @@
 
 #include "analyses/chourasia_2021_closed_forms.hpp"
 #include "models/langevin_strongly_convex.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "accounting/sampled_gaussian.hpp"
 #include "models/noise_units.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {

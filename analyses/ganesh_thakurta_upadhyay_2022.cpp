@@ -5,7 +5,7 @@
 #include <string>
 
 #include "models/noise_units.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace gtu {

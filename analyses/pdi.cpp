@@ -6,6 +6,7 @@
 #include "models/configured_solve.hpp"
 #include "models/noisy_sgd_sampled_bound.hpp"
 #include "numerics/format_number.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -78,7 +79,7 @@ AnalysisResult pdi_analysis(const AnalysisInput& input, std::span<const double> 
     r.slope = linear_rdp_slope(config, configured_engine(config, input.engines), orders, r.R);
     r.reason = "engine " + config.engine;
     if (config.spec.algorithm.kind == AlgorithmKind::NoisySgd) take_sampled_bound(config, orders, r);
-  } catch (const std::invalid_argument& e) {  // SpecError included: the run is outside the PDI's reach
+  } catch (const SpecError& e) {  // input the PDI cannot solve, by its key: a refusal (other errors are bugs)
     r.applies = false;
     r.reason = e.what();
     r.R.clear();

@@ -38,7 +38,7 @@
 #include "io/sweep_config.hpp"
 #include "io/sweep_output.hpp"
 #include "models/run_limits.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "numerics/near_miss.hpp"
 #include "rdpdyn_version.hpp"
 #include "solver/engine_registry.hpp"
@@ -421,13 +421,10 @@ int main(int argc, char** argv) {
   } catch (const rdpdyn::SpecError& e) {
     std::fprintf(stderr, "rdpdyn: error: %s\n", e.what());
     return kExitBadInput;
-  } catch (const std::invalid_argument& e) {  // input the engine refuses (e.g. optimal gamma)
-    std::fprintf(stderr, "rdpdyn: error: %s\n", e.what());
-    return kExitBadInput;
   } catch (const std::domain_error& e) {  // a user schedule left its domain (e.g. c(s) < 0)
     std::fprintf(stderr, "rdpdyn: error: %s\n", e.what());
     return kExitBadInput;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a broken precondition (std::invalid_argument, ...): a bug to report
     std::fprintf(stderr, "rdpdyn: internal error: %s\n", e.what());
     return 1;
   }

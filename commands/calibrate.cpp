@@ -16,7 +16,7 @@
 #include "models/noise_units.hpp"
 #include "models/run_limits.hpp"
 #include "models/size_limits.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {

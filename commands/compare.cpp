@@ -44,7 +44,7 @@ RdpAtOrders rdp_at_any_order(const Analysis& analysis, const AnalysisResult& res
     try {
       AnalysisResult r = analysis.assess(input, orders);
       if (r.applies && r.R.size() == orders.size()) return r.R;
-    } catch (const std::exception&) {  // e.g. a series that does not converge at that order
+    } catch (const std::runtime_error&) {  // e.g. a series that does not converge at that order (a bug propagates)
     }
     return std::vector<double>(orders.size(), kNaN);
   };

@@ -5,7 +5,7 @@
 
 #include "models/privacy_model.hpp"
 #include "models/size_limits.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "solver/characteristics_engine.hpp"
 #include "solver/finite_difference_engine.hpp"
 
@@ -24,7 +24,7 @@ ConvergenceStudy run_convergence_study(const RunConfig& config, MPI_Comm comm, i
   Solution exact;
   try {
     exact = solve_by_characteristics(program, spec.initial, spec.orders, {RecordPlan{0, {}}, {}});
-  } catch (const std::invalid_argument& e) {
+  } catch (const SpecError& e) {
     throw SpecError("CONFIG", "\"" + config.path + "\"",
                     std::string("has no exact reference for a convergence study: ") + e.what());
   }

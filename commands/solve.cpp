@@ -5,7 +5,7 @@
 #include "models/configured_solve.hpp"
 #include "models/known_constants.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "rdpdyn_version.hpp"
 
 namespace rdpdyn {

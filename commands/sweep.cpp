@@ -8,7 +8,7 @@
 
 #include "commands/compare.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -123,7 +123,7 @@ SweepResult run_sweep(const SweepSpec& spec, std::span<const double> orders, con
       config = configure(spec.point(p));
       if (!std::equal(config->spec.orders.begin(), config->spec.orders.end(), orders.begin(), orders.end()))
         invalid = "the orders differ from the sweep's (they are the last dimension of R)";
-    } catch (const std::invalid_argument& e) {  // SpecError included: the point breaks a rule
+    } catch (const SpecError& e) {  // the point breaks a rule
       invalid = e.what();
     }
     out.invalid[p] = invalid;
@@ -137,7 +137,7 @@ SweepResult run_sweep(const SweepSpec& spec, std::span<const double> orders, con
             evaluate_best(*config, engines, s, p);
           else
             evaluate_analysis(*find_analysis(s.name), input, orders, config->spec.report_delta, s, p);
-        } catch (const std::invalid_argument& e) {  // refused by an engine (SpecError included)
+        } catch (const SpecError& e) {  // refused by an engine, by its key
           s.reason[p] = e.what();
         } catch (const std::domain_error& e) {  // a user function left its domain
           s.reason[p] = e.what();

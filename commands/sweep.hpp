@@ -38,7 +38,7 @@ struct SweepSpec {
 };
 
 /// Builds the configuration of one point from its axis values (one per axis, in order), checked
-/// by the rules of `solve`; throws SpecError (or std::invalid_argument) when the point breaks one.
+/// by the rules of `solve`; throws SpecError when the point breaks one.
 using PointConfiguration = std::function<RunConfig(std::span<const double> axis_values)>;
 
 /// One analysis over every point. Arrays are row-major over the axes (then the orders for R);

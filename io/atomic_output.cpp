@@ -13,7 +13,7 @@
 #include <string>
 #include <system_error>
 
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {

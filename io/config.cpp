@@ -27,7 +27,7 @@
 #include "models/privacy_model.hpp"
 #include "models/noise_units.hpp"
 #include "models/size_limits.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {

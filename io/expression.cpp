@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {

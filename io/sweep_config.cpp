@@ -8,7 +8,7 @@
 
 #include "io/config_document.hpp"
 #include "io/toml_section.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 

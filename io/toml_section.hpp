@@ -10,7 +10,7 @@
 #include <toml.hpp>
 #include <vector>
 
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "numerics/format_number.hpp"
 #include "numerics/near_miss.hpp"
 

@@ -8,6 +8,6 @@
 #include "io/config.hpp"
 #include "library/run_builder.hpp"
 #include "library/session.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "rdpdyn_version.hpp"
 #include "solver/engine.hpp"

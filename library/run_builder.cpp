@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "io/config.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "numerics/format_number.hpp"
 
 namespace rdpdyn {

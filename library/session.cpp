@@ -3,7 +3,7 @@
 #include "analyses/analysis.hpp"
 #include "models/configured_solve.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "solver/engine_registry.hpp"
 #include "solver/petsc_session.hpp"
 

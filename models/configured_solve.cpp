@@ -12,7 +12,7 @@
 #include "accounting/zcdp.hpp"
 #include "models/noisy_sgd_worst_case.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
@@ -26,6 +26,13 @@ class OutwardRounding final : public RecordObserver {
  public:
   explicit OutwardRounding(RecordObserver& next) : next_(next) {}
   void record(const EngineRecord& row) override {
+    // No engine reports NaN for representable constants; extreme ones (eta = 1e308: t = K eta is
+    // infinite, inf - inf in a flow) are input beyond double precision, never a bound.
+    if (std::any_of(row.R.begin(), row.R.end(), [](double r) { return std::isnan(r); }))
+      throw SpecError("algorithm", "its constants",
+                      "the PDI's bound is not a number at step " + std::to_string(row.step) +
+                          ": the step size, noise, sensitivity or number of steps are beyond what double precision "
+                          "carries (e.g. eta x steps and eta sigma^2 must be finite)");
     rounded_.assign(row.R.begin(), row.R.end());
     outward::round_up(rounded_, outward::recursion_margin(row.step));
     EngineRecord out = row;

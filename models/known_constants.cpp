@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "dynamics/initial_curve.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/privacy_model.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -38,12 +39,12 @@ Solution pointwise_max(const std::vector<Solution>& all) {
 /// Shuffle: the epoch-by-epoch maximum, with w = R / alpha a single number (linear data).
 Solution shuffle_worst_case(const RunSpec& spec, const Engine& engine, const EngineSettings& settings) {
   if (!is_linear_in_alpha(spec.initial))
-    throw std::invalid_argument("sampling = \"shuffle\" needs initial data linear in alpha");
+    throw SpecError("initial.kind", "\"" + initial_curve_kind(spec.initial) + "\"",
+                    "sampling = \"shuffle\" needs initial data linear in alpha (zero, linear, or power 1)");
   if (!engine.keeps_linear_data_exact())
-    throw std::invalid_argument(
-        "sampling = \"shuffle\" carries w = R/alpha from epoch to epoch: it needs an engine "
-        "that keeps linear data exact (characteristics), not \"" +
-        engine.name() + "\"");
+    throw SpecError("analysis.engine", "\"" + engine.name() + "\"",
+                    "sampling = \"shuffle\" carries w = R/alpha from epoch to epoch: it needs an engine that keeps "
+                    "linear data exact (characteristics)");
   const std::int64_t per_epoch = static_cast<std::int64_t>(spec.algorithm.n) / spec.algorithm.batch_size;
   std::vector<PrivacyProgram> programs;
   for (std::int64_t j = 0; j < per_epoch; ++j) programs.push_back(build_noisy_sgd_program(spec, j));

@@ -9,7 +9,7 @@
 #include "models/known_constants.hpp"
 #include "models/langevin_strongly_convex.hpp"
 #include "models/noise_units.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 

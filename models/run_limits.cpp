@@ -12,7 +12,7 @@
 #include "dynamics/privacy_program.hpp"
 #include "models/engine_request_of.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 namespace {

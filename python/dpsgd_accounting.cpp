@@ -8,7 +8,7 @@
 #include "commands/compare.hpp"
 #include "io/config.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "numerics/format_number.hpp"
 #include "solver/engine_registry.hpp"
 

@@ -20,7 +20,7 @@
 #include "commands/sweep.hpp"
 #include "io/comparison_output.hpp"
 #include "io/sweep_config.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "python/config_source.hpp"
 #include "python/dpsgd_accounting.hpp"
 #include "python/solve_records.hpp"
@@ -340,8 +340,6 @@ void translate_errors(std::exception_ptr p) {
     if (p) std::rethrow_exception(p);
   } catch (const SpecError& e) {
     raise(e.what(), py::str(e.key()), py::str(e.value()), py::str(e.rule()));
-  } catch (const std::invalid_argument& e) {  // input an engine refuses
-    raise(e.what(), py::none(), py::none(), py::str(e.what()));
   } catch (const std::domain_error& e) {  // a user function left its domain
     raise(e.what(), py::none(), py::none(), py::str(e.what()));
   }

@@ -1,4 +1,6 @@
 #include "solver/certification.hpp"
+
+#include "numerics/spec_error.hpp"
 #include "solver/guarded_integration.hpp"
 
 #include <algorithm>
@@ -39,10 +41,10 @@ Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial,
     f.inverse_lsi = inverse_lsi;
     f.point_mass = std::holds_alternative<GaussianConvolutionLsi>(step.diffusion.lsi) && inverse_lsi <= 0.0;
     if (f.point_mass && step.gamma.is_field())
-      throw std::invalid_argument(
-          "a gamma field that depends on alpha is not supported on an "
-          "interval that starts from a point mass (step " +
-          std::to_string(k + 1) + ")");
+      throw SpecError("analysis.gamma", "\"" + step.gamma.description() + "\"",
+                      "a gamma field that depends on alpha is not supported on an interval that starts from a point "
+                      "mass (step " +
+                          std::to_string(k + 1) + ")");
     inverse_lsi = end_inverse_lsi(step.diffusion, inverse_lsi, t);
     t = f.t_start + step.diffusion.duration;
     for (const auto& e : step.after) {

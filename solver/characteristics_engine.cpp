@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "numerics/format_number.hpp"
+#include "numerics/spec_error.hpp"
 #include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
@@ -63,11 +64,11 @@ constexpr double kTransportRelativeBias = 16.0 * outward::kUnitRoundoff;
 /// This engine is exact only for coefficients that do not depend on the order.
 void require_alpha_independent(const ProgramStep& step) {
   if (step.gamma.is_field())
-    throw std::invalid_argument("gamma = \"" + step.gamma.description() +
-                                "\" depends on the order: use [analysis] engine = \"finite-difference\"");
+    throw SpecError("analysis.gamma", "\"" + step.gamma.description() + "\"",
+                    "depends on the order: use [analysis] engine = \"finite-difference\" or \"reference\"");
   if (const auto* f = std::get_if<FunctionLsi>(&step.diffusion.lsi); f && f->depends_on_alpha)
-    throw std::invalid_argument("the LSI schedule \"" + f->description() +
-                                "\" depends on alpha: use [analysis] engine = \"finite-difference\"");
+    throw SpecError("lsi.c", "\"" + f->description() + "\"",
+                    "depends on alpha: use [analysis] engine = \"finite-difference\" or \"reference\"");
 }
 
 }  // namespace
@@ -95,10 +96,9 @@ void solve_by_characteristics(const PrivacyProgram& program, const InitialCurve&
     const DiffusionInterval& iv = step.diffusion;
     if (step.gamma.is_optimal()) {
       if (!state.initial_absorbed && !is_linear_in_alpha(initial))
-        throw std::invalid_argument(
-            "gamma = \"optimal\" needs data linear in alpha in the characteristics engine, but the "
-            "initial curve is '" +
-            initial_curve_kind(initial) + "'");
+        throw SpecError("analysis.gamma", "\"optimal\"",
+                        "needs data linear in alpha in the characteristics engine, but the initial curve is '" +
+                            initial_curve_kind(initial) + "'");
       const double w_start =
           state.initial_absorbed || std::isinf(state.transport)
               ? state.offset

@@ -1,6 +1,7 @@
 #include "solver/finite_difference_engine.hpp"
 
 #include "numerics/format_number.hpp"
+#include "numerics/spec_error.hpp"
 
 #include <petscdmda.h>
 #include <petscts.h>
@@ -263,9 +264,9 @@ double interpolate_w(const Context& c, const std::vector<double>& w, double alph
 void point_mass_interval(const Context& c, Vec U, double t_start) {
   const ProgramStep& ps = *c.step;
   if (ps.gamma.is_field())
-    throw std::invalid_argument(
-        "a gamma field that depends on alpha is not supported on an interval "
-        "that starts from a point mass");
+    throw SpecError("analysis.gamma", "\"" + ps.gamma.description() + "\"",
+                    "a gamma field that depends on alpha is not supported on an interval that starts from a "
+                    "point mass");
   PetscScalar* w;
   RDPDYN_PETSC(VecGetArray(U, &w));
   for (std::int64_t j = 0; j < c.xm; ++j) {
@@ -431,9 +432,10 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
                                : Q_rate;
       const double n_sub = std::max(1.0, std::ceil(iv.duration * Q_max * (1.0 + 1.0 / c.dy) / grid.cfl));
       if (n_sub > 1e7)
-        throw std::invalid_argument("step " + std::to_string(k + 1) + " needs " + std::to_string(n_sub) +
-                                    " time steps on this grid (LSI constant too large); use the "
-                                    "characteristics engine or a coarser grid");
+        throw SpecError("grid.cells", std::to_string(grid.cells),
+                        "step " + std::to_string(k + 1) + " needs " + format_count(n_sub) +
+                            " time steps on this grid (LSI constant too large); use the characteristics engine "
+                            "or a coarser grid");
       c.snapshot_every = iv.duration / std::max(1, grid.gamma_snapshots_per_step);
       c.next_snapshot = t;
       PetscInt done;

@@ -15,7 +15,7 @@
 #include "solver/engine_registry.hpp"
 #include "io/config.hpp"
 #include "models/noise_units.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 using namespace rdpdyn;
 

@@ -16,7 +16,7 @@
 #include "io/sweep_config.hpp"
 #include "models/configured_solve.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "solver/engine_registry.hpp"
 
 using namespace rdpdyn;

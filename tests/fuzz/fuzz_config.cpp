@@ -15,7 +15,7 @@
 #include "io/config.hpp"
 #include "io/expression.hpp"
 #include "io/sweep_config.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 namespace {
 

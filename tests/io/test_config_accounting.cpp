@@ -8,7 +8,7 @@
 #include "io/config.hpp"
 #include "models/noise_units.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 using namespace rdpdyn;
 

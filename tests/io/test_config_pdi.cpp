@@ -10,7 +10,7 @@
 #include "analyses/chourasia_2021_closed_forms.hpp"
 #include "io/config.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "solver/characteristics_engine.hpp"
 
 using namespace rdpdyn;

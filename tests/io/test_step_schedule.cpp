@@ -9,7 +9,7 @@
 
 #include "io/config.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "solver/characteristics_engine.hpp"
 
 using namespace rdpdyn;

@@ -7,7 +7,7 @@
 
 #include "models/known_constants.hpp"
 #include "models/privacy_model.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 
 using namespace rdpdyn;
 

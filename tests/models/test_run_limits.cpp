@@ -7,7 +7,7 @@
 
 #include "dynamics/privacy_program.hpp"
 #include "models/run_limits.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "solver/characteristics_engine.hpp"
 
 using namespace rdpdyn;

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "io/config.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "models/privacy_model.hpp"
 #include "models/run_limits.hpp"
 #include "solver/characteristics_engine.hpp"

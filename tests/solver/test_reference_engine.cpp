@@ -8,7 +8,7 @@
 
 #include "io/config.hpp"
 #include "models/configured_solve.hpp"
-#include "models/spec_error.hpp"
+#include "numerics/spec_error.hpp"
 #include "solver/engine_registry.hpp"
 
 using namespace rdpdyn;
