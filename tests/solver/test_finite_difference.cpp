@@ -93,6 +93,15 @@ engine = "finite-difference"
 record_every = 50
 )";
 
+/// kStronglyConvex with its LSI recursion replaced by the schedule c = `expression` in (s, t, alpha).
+std::string with_lsi_function(std::string text, const std::string& expression) {
+  text.replace(text.find("kind = \"recursion\""), 18, "kind = \"function\"\nc = \"" + expression + "\" #");
+  text.replace(text.find("lambda = 1"), 10, "");
+  text.replace(text.find("beta = 4"), 8, "");
+  text.replace(text.find("c0 = 1250"), 9, "");
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("Linear data: the finite-difference engine matches the characteristics engine to 1e-6", "[fd]") {
@@ -256,10 +265,7 @@ TEST_CASE("A gamma field gamma(alpha, t) is certified exactly along curved chara
 TEST_CASE("An LSI schedule written in alpha runs on the finite-difference engine", "[fd][field]") {
   // c(s, t, alpha) = 1250 (1 + 0 alpha): the same run as the constant c = 1250, certified.
   std::string text = kStronglyConvex;
-  text.replace(text.find("kind = \"recursion\""), 18, "kind = \"function\"\nc = \"1250 * (1 + 0 * alpha)\" #");
-  text.replace(text.find("lambda = 1"), 10, "");
-  text.replace(text.find("beta = 4"), 8, "");
-  text.replace(text.find("c0 = 1250"), 9, "");
+  text = with_lsi_function(text, "1250 * (1 + 0 * alpha)");
   const RunConfig cfg = parse_config_text(text, "t");
   REQUIRE(cfg.spec.lsi.function.depends_on_alpha);
   std::string constant = kStronglyConvex;
@@ -434,10 +440,7 @@ TEST_CASE("Composed certification with an LSI schedule in t: Odeint's transport 
   // c(s, t) = 1250 / (1 + 10 t): straight steps whose flows come from Odeint with an a-posteriori
   // error (IntervalFlow::transport_error), composed over the run.
   std::string text = kStronglyConvex;
-  text.replace(text.find("kind = \"recursion\""), 18, "kind = \"function\"\nc = \"1250 / (1 + 10 * t)\" #");
-  text.replace(text.find("lambda = 1"), 10, "");
-  text.replace(text.find("beta = 4"), 8, "");
-  text.replace(text.find("c0 = 1250"), 9, "");
+  text = with_lsi_function(text, "1250 / (1 + 10 * t)");
   text +=
       "[initial]\nkind = \"power\"\nscale = 0.01\nexponent = 2\n[grid]\nalpha_min = 1.0001\nalpha_max = 200\ncells = "
       "128\n";
@@ -583,10 +586,7 @@ TEST_CASE("The reference engine and the finite-difference engine agree on order-
   // independently (a grid with certification along characteristics; the characteristic ODEs).
   std::string text = kStronglyConvex;
   text.replace(text.find("gamma = 0.5"), 11, "gamma = \"0.3 + 0.5 * alpha / (alpha + 10)\"");
-  text.replace(text.find("kind = \"recursion\""), 18, "kind = \"function\"\nc = \"1250 * (1 + 0.002 * alpha)\" #");
-  text.replace(text.find("lambda = 1"), 10, "");
-  text.replace(text.find("beta = 4"), 8, "");
-  text.replace(text.find("c0 = 1250"), 9, "");
+  text = with_lsi_function(text, "1250 * (1 + 0.002 * alpha)");
   text += "[grid]\ncells = 1024\n";
   const RunConfig cfg = parse_config_text(text, "t");
   REQUIRE(cfg.spec.lsi.function.depends_on_alpha);
