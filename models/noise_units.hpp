@@ -43,9 +43,11 @@ inline double step_sensitivity(double sensitivity_g, double eta, double batch) {
 /// Effective noise multiplier of one step: noise std / update sensitivity,
 /// z = sqrt(2 eta) sigma / (eta S_g / b) = b sigma sqrt(2/eta) / S_g = b sigma_AT / S_g.
 /// This is the sigma argument of A&T's S_alpha(b/n, b sigma / (2L)) (A&T (3.5), (B.2)).
-/// In the second form, which overflows for no finite eta (the first gives inf / inf at eta = 1e308).
+/// In the first form (the values every output has carried); where it overflows (inf / inf at
+/// eta = 1e308) in the second, which overflows for no finite eta.
 inline double effective_noise_multiplier(double sigma_c21, double eta, double sensitivity_g, double batch) {
-  return batch * at_sigma_from_c21(sigma_c21, eta) / sensitivity_g;
+  const double z = c21_step_noise_std(sigma_c21, eta) / step_sensitivity(sensitivity_g, eta, batch);
+  return std::isnan(z) ? batch * at_sigma_from_c21(sigma_c21, eta) / sensitivity_g : z;
 }
 
 /// Gaussian-DP parameter of one step whose update the differing record moves by at most
