@@ -8,7 +8,7 @@ build=${RDPDYN_TIDY_BUILD_DIR:-$root/build-tidy}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 cd "$root"
 # examples/library/ builds against an installed rdpdyn (its own CMake project): not in this database.
-files=$(git ls-files '*.cpp' | grep -v -E '^(tests/fuzz|examples/library)/')
+files=$(scripts/source-files.sh '*.cpp' | grep -v -E '^(tests/fuzz|examples/library)/')
 # GCC's -Wno-restrict and similar flags are unknown to clang: ignore them.
 printf '%s\n' $files | xargs -P 2 -n 8 clang-tidy-14 -p "$build" --quiet --extra-arg=-Wno-unknown-warning-option \
   --header-filter="^$root/(numerics|dynamics|accounting|solver|models|analyses|validation|commands|io|apps|python|library)/" 2>&1 |
