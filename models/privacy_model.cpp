@@ -388,22 +388,6 @@ PrivacyProgram build_program(const RunSpec& spec) {
   return build_noisy_gd_program(spec);
 }
 
-std::string lsi_kind_name(LsiKind kind) {
-  switch (kind) {
-    case LsiKind::Constant:
-      return "constant";
-    case LsiKind::StronglyConvex:
-      return "strongly-convex";
-    case LsiKind::Recursion:
-      return "recursion";
-    case LsiKind::SquaredLoss:
-      return "squared-loss";
-    case LsiKind::Function:
-      return "function";
-    case LsiKind::ExactQuadratic:
-      return "exact-quadratic";
-  }
-  return "unknown";
-}
+std::string lsi_kind_name(LsiKind kind) { return name_of(kLsiKindNames, kind); }
 
 }  // namespace rdpdyn

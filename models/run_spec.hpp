@@ -1,6 +1,7 @@
 #pragma once
 // A run as the user describes it (C21 conventions), before it becomes a privacy program.
-// io/config.cpp fills it from TOML; models/ turn it into a PrivacyProgram and check assumptions.
+// io/config/ reads it from TOML, models/run_validation.hpp checks it once, models/ turn it into a
+// PrivacyProgram.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "dynamics/time_coefficients.hpp"
 #include "models/training_run.hpp"
 #include "dynamics/solution.hpp"
+#include "numerics/name_table.hpp"
 
 namespace rdpdyn {
 
@@ -48,9 +50,19 @@ struct Phase {
 /// Pdi: a coefficient-level run, the PDI of C21 eq. (13) on [0, time] with sigma(t), S_v(t) and the
 /// LSI schedule given directly (docs/config.md, kind = "pdi").
 enum class AlgorithmKind { NoisyGd, NoisySgd, Langevin, Pdi };
+/// The configuration's names of algorithm.kind (read and printed from this table alone).
+inline constexpr NameTable<AlgorithmKind, 4> kAlgorithmKindNames{{{AlgorithmKind::NoisyGd, "noisy-gd"},
+                                                                  {AlgorithmKind::NoisySgd, "noisy-sgd"},
+                                                                  {AlgorithmKind::Langevin, "langevin"},
+                                                                  {AlgorithmKind::Pdi, "pdi"}}};
 /// Linear: l(theta; x) = <g(x), theta> (the last-iterate heuristic of Steinke et al. 2025 is exact
 /// for it; every other analysis treats it as a generic loss).
 enum class LossKind { Generic, Squared, Quadratic, Linear };
+/// The configuration's names of algorithm.loss.
+inline constexpr NameTable<LossKind, 4> kLossKindNames{{{LossKind::Generic, "generic"},
+                                                        {LossKind::Squared, "squared"},
+                                                        {LossKind::Quadratic, "quadratic"},
+                                                        {LossKind::Linear, "linear"}}};
 
 /// l(theta; x) = (theta - x)^T H (theta - x) / 2 in d dimensions ([quadratic] in the
 /// configuration): the iterates are Gaussian, so the exact divergence is known
@@ -89,6 +101,13 @@ struct AlgorithmSpec {
 };
 
 enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function, ExactQuadratic };
+/// The configuration's names of lsi.kind.
+inline constexpr NameTable<LsiKind, 6> kLsiKindNames{{{LsiKind::Constant, "constant"},
+                                                      {LsiKind::StronglyConvex, "strongly-convex"},
+                                                      {LsiKind::Recursion, "recursion"},
+                                                      {LsiKind::SquaredLoss, "squared-loss"},
+                                                      {LsiKind::Function, "function"},
+                                                      {LsiKind::ExactQuadratic, "exact-quadratic"}}};
 
 struct LsiSpec {
   LsiKind kind = LsiKind::Constant;
@@ -133,13 +152,14 @@ struct LsiSpec {
 struct ScheduledEvent {
   std::int64_t after_step = 0;
   StepEvent event;
+  std::string origin = "events";  ///< its configuration table ("events[2]"), for messages
 };
 
 struct RunSpec {
   AlgorithmSpec algorithm;
   LsiSpec lsi;
   GammaChoice gamma = GammaChoice::fixed(0.5);
-  /// True when the configuration did not choose gamma: io/config.cpp then takes the best
+  /// True when the configuration did not choose gamma: validate_run then takes the best
   /// certified choice of the engine (the pointwise-optimal gamma where it applies, else 1/2).
   bool gamma_by_default = false;
   InitialCurve initial = ZeroCurve{};

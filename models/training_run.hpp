@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "numerics/name_table.hpp"
+
 namespace rdpdyn {
 
 /// How the mini-batches are formed (Ye & Shokri 2022): the whole dataset each step; a fixed
@@ -18,24 +20,14 @@ namespace rdpdyn {
 /// 2019, arXiv:1908.10530), the clipped sum divided by the expected batch size b = q n.
 enum class BatchSampling { FullBatch, Partition, ShuffleOnce, Shuffle, PerStep, Poisson };
 
-/// The configuration's name of a sampling scheme ("partition", "shuffle-once", ...).
-inline const char* batch_sampling_name(BatchSampling s) {
-  switch (s) {
-    case BatchSampling::FullBatch:
-      return "full-batch";
-    case BatchSampling::Partition:
-      return "partition";
-    case BatchSampling::ShuffleOnce:
-      return "shuffle-once";
-    case BatchSampling::Shuffle:
-      return "shuffle";
-    case BatchSampling::PerStep:
-      return "per-step";
-    case BatchSampling::Poisson:
-      return "poisson";
-  }
-  return "unknown";
-}
+/// The configuration's names of algorithm.sampling ("full-batch" is never configured: noisy-gd is).
+inline constexpr NameTable<BatchSampling, 6> kBatchSamplingNames{{{BatchSampling::FullBatch, "full-batch"},
+                                                                  {BatchSampling::Partition, "partition"},
+                                                                  {BatchSampling::ShuffleOnce, "shuffle-once"},
+                                                                  {BatchSampling::Shuffle, "shuffle"},
+                                                                  {BatchSampling::PerStep, "per-step"},
+                                                                  {BatchSampling::Poisson, "poisson"}}};
+inline std::string batch_sampling_name(BatchSampling s) { return name_of(kBatchSamplingNames, s); }
 
 /// Neighbouring datasets: one record replaced (same size), or one record added or removed (the
 /// default of DP-SGD libraries). `Remove` is the older name of AddRemove (the configuration still
@@ -43,8 +35,11 @@ inline const char* batch_sampling_name(BatchSampling s) {
 /// adding one are the same relation.
 enum class Adjacency { Replace, AddRemove, Remove = AddRemove };
 
-/// The configuration's name of an adjacency ("replace", "add-remove").
-inline const char* adjacency_name(Adjacency a) { return a == Adjacency::Replace ? "replace" : "add-remove"; }
+/// The configuration's names of domain.adjacency; "remove", the older spelling, is read as add-remove
+/// and printed as "add-remove" (name_of finds the first entry of a value).
+inline constexpr NameTable<Adjacency, 3> kAdjacencyNames{
+    {{Adjacency::Replace, "replace"}, {Adjacency::AddRemove, "add-remove"}, {Adjacency::Remove, "remove"}}};
+inline std::string adjacency_name(Adjacency a) { return name_of(kAdjacencyNames, a); }
 
 struct TrainingRun {
   double n = 0.0;               ///< dataset size

@@ -9,26 +9,11 @@
 namespace rdpdyn {
 
 Limiter limiter_from_name(const std::string& name) {
-  if (name == "upwind") return Limiter::Upwind;
-  if (name == "minmod") return Limiter::Minmod;
-  if (name == "van-leer") return Limiter::VanLeer;
-  if (name == "mc") return Limiter::MonotonizedCentral;
+  if (const auto limiter = value_named(kLimiterNames, name)) return *limiter;
   throw std::invalid_argument("unknown limiter '" + name + "'");
 }
 
-std::string limiter_name(Limiter limiter) {
-  switch (limiter) {
-    case Limiter::Upwind:
-      return "upwind";
-    case Limiter::Minmod:
-      return "minmod";
-    case Limiter::VanLeer:
-      return "van-leer";
-    case Limiter::MonotonizedCentral:
-      return "mc";
-  }
-  return "?";
-}
+std::string limiter_name(Limiter limiter) { return name_of(kLimiterNames, limiter); }
 
 double limited_slope(Limiter limiter, double backward, double forward) {
   if (limiter == Limiter::Upwind || backward * forward <= 0.0) return 0.0;  // extremum: first order

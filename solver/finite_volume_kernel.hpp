@@ -8,10 +8,17 @@
 #include <cstdint>
 #include <string>
 
+#include "numerics/name_table.hpp"
+
 namespace rdpdyn {
 
 /// Slope limiters of the second-order (MUSCL) reconstruction; Upwind is first order.
 enum class Limiter { Upwind, Minmod, VanLeer, MonotonizedCentral };
+/// The configuration's names of grid.limiter.
+inline constexpr NameTable<Limiter, 4> kLimiterNames{{{Limiter::Upwind, "upwind"},
+                                                      {Limiter::Minmod, "minmod"},
+                                                      {Limiter::VanLeer, "van-leer"},
+                                                      {Limiter::MonotonizedCentral, "mc"}}};
 
 Limiter limiter_from_name(const std::string& name);  ///< "upwind", "minmod", "van-leer", "mc"
 std::string limiter_name(Limiter limiter);

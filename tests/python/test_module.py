@@ -172,6 +172,34 @@ def test_config_error_unknown_key_in_dict_and_missing_file():
         rdpdyn.solve(42)
 
 
+# The bad runs of tests/library/test_error_paths.cpp, with the same expected messages: the Python dict
+# and keyword-override paths reach the same rules as the file, --set and RunBuilder.
+BAD_RUNS = [
+    ({"algorithm.sigma": -1.0}, "'algorithm.sigma' = -1: must be > 0"),
+    ({"algorithm.eta": 0.5}, "'algorithm.eta' = 0.5: must be < 1/beta = 0.25 (C21 Lemma 5)"),
+    ({"analysis.engine": "reference", "analysis.gamma": "optimal"},
+     "'analysis.gamma' = \"optimal\": the reference engine integrates a given gamma (a number or a field in alpha "
+     "and t), not the pointwise-optimal one"),
+    ({"algorithm.loss": "quadratic", "quadratic.hessian": [[1.0]], "quadratic.pair": [5.0]},
+     "'quadratic.pair' = with |H pair| = 5.000000000000007 (rounded up): must satisfy |H (x - x')| <= "
+     "algorithm.sensitivity = 4"),
+]
+
+
+@pytest.mark.parametrize("assignments,message", BAD_RUNS)
+def test_bad_run_same_message_on_every_path(assignments, message):
+    config = tomllib.loads((EXAMPLES / "figure1_lambda1.toml").read_text())
+    for key, value in assignments.items():
+        table, name = key.split(".", 1)
+        config.setdefault(table, {})[name] = value
+    with pytest.raises(rdpdyn.ConfigError) as from_dict:
+        rdpdyn.solve(config)
+    with pytest.raises(rdpdyn.ConfigError) as from_keywords:
+        rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml", **assignments)
+    assert str(from_dict.value) == message
+    assert str(from_keywords.value) == message
+
+
 # ---- compare, calibrate, sweep -------------------------------------------------------------------
 
 @pytest.mark.parametrize("example", ["dpsgd_accounting.toml", "figure1_lambda1.toml", "figure2_tight.toml"])

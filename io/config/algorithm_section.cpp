@@ -1,0 +1,185 @@
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "io/config/section_rules.hpp"
+#include "io/config/sections.hpp"
+#include "models/noise_units.hpp"
+#include "models/size_limits.hpp"
+#include "numerics/format_number.hpp"
+#include "numerics/spec_error.hpp"
+
+namespace rdpdyn::config_reader {
+
+namespace {
+
+/// The noise in C21 units from whichever convention the configuration uses (docs/math.md section 1.4):
+/// `sigma` (C21), `sigma_at` (Altschuler & Talwar) or `noise_multiplier` (DP-SGD: noise std on the
+/// clipped sum in units of the clipping norm C, with C = S_g / 2 under replace adjacency and C = S_g
+/// under add-remove; the sum is divided by `batch`, the update's b). Exactly one may be given.
+/// nullopt when none is given, and for a noisy-sgd run that gives noise_multiplier without eta or
+/// without sensitivity (accounting alone: no C21 units; a.noise_multiplier keeps the value).
+std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, AlgorithmSpec& a, Adjacency adjacency,
+                                double batch) {
+  const int given = (s.has("sigma") ? 1 : 0) + (s.has("sigma_at") ? 1 : 0) + (s.has("noise_multiplier") ? 1 : 0);
+  if (given > 1)
+    throw SpecError(s.key("sigma"), "given with sigma_at or noise_multiplier",
+                    "give the noise in one convention only (sigma, sigma_at or noise_multiplier)");
+  if (s.has("sigma")) return positive(s, "sigma");
+  if (given == 0) return std::nullopt;
+  const std::string key = s.has("sigma_at") ? "sigma_at" : "noise_multiplier";
+  const bool accounting = key == "noise_multiplier" && a.kind == AlgorithmKind::NoisySgd;
+  if (!eta && !accounting)
+    throw SpecError(s.key("eta"), "missing", "needed to convert " + s.key(key) + " to C21 units");
+  const double value = positive(s, key);
+  if (key == "sigma_at") return noise_units::c21_sigma_from_at(value, *eta);
+  a.noise_multiplier = value;
+  if (!eta || !a.declares_sensitivity) return std::nullopt;
+  return adjacency == Adjacency::Replace
+             ? noise_units::c21_sigma_from_dpsgd_multiplier(value, *eta, a.sensitivity, batch)
+             : noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(value, *eta, a.sensitivity, batch);
+}
+
+}  // namespace
+
+void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
+  const AlgorithmKind kind = enum_value(s, "kind", kAlgorithmKindNames);
+  if (kind == AlgorithmKind::Pdi) return parse_pdi_algorithm(s, a);
+  a.n = s.number("n");
+  if (!(a.n >= 1.0)) throw SpecError(s.key("n"), format_number(a.n), "the dataset size must be >= 1");
+  if (a.n > limits::kMaxDatasetSize)
+    throw SpecError(s.key("n"), format_number(a.n),
+                    "must be <= 2^53 = 9007199254740992: counts of records beyond it are not exact in a double "
+                    "(docs/config.md, Limits)");
+  // Accounting alone (docs/config.md): a noisy-sgd run whose noise is a DP-SGD noise multiplier may
+  // leave out the sensitivity and the step size; the accountants need neither, the PDI refuses.
+  const bool per_step = kind != AlgorithmKind::Langevin && has_per_step_values(s);
+  const bool accounting_only_allowed = kind == AlgorithmKind::NoisySgd && s.has("noise_multiplier") && !per_step;
+  // Values per step are read (and S_g checked at every step) by expand_per_step_values below.
+  if (!per_step) {
+    if (s.has("sensitivity") || !accounting_only_allowed)
+      a.sensitivity = non_negative(s, "sensitivity");
+    else
+      a.declares_sensitivity = false;
+  }
+  if (kind == AlgorithmKind::Langevin) {
+    s.allow_only({"kind", "time", "sigma", "n", "sensitivity", "intervals"});
+    a.kind = AlgorithmKind::Langevin;
+    a.time = non_negative(s, "time");
+    a.sigma = positive(s, "sigma");
+    if (s.has("intervals")) {
+      a.intervals = s.integer("intervals");
+      if (a.intervals < 1) throw SpecError(s.key("intervals"), std::to_string(a.intervals), "must be >= 1");
+      check_size(s.key("intervals"), a.intervals, limits::kMaxSteps, kStepsWhy);
+    }
+    return;
+  }
+  const bool sgd = kind == AlgorithmKind::NoisySgd;
+  if (sgd)
+    s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
+                  "batch_size", "sampling", "sampling_rate"});
+  else
+    s.allow_only(
+        {"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity", "schedule"});
+  a.kind = kind;
+  a.loss = enum_value(s, "loss", kLossKindNames, LossKind::Generic);
+  double batch = a.n;  // the b of the update (eta/b) sum_{i in B}
+  if (sgd) {
+    // "full-batch" is noisy-gd's own scheme, not a noisy-sgd setting.
+    a.sampling = enum_value(s, "sampling", kBatchSamplingNames, std::nullopt, {BatchSampling::FullBatch});
+    if (a.sampling == BatchSampling::Poisson) {
+      // Each record independently with probability q at every step; the clipped sum is divided by
+      // the expected batch size b = q n, a constant of the algorithm (as DP-SGD libraries do).
+      if (s.has("sampling_rate") && s.has("batch_size"))
+        throw SpecError(s.key("batch_size"), describe(s.at("batch_size")),
+                        "give sampling_rate or batch_size for sampling = \"poisson\", not both (q = batch_size / n)");
+      if (s.has("sampling_rate")) {
+        a.sampling_rate = s.number("sampling_rate");
+        if (!(a.sampling_rate > 0.0 && a.sampling_rate <= 1.0))
+          throw SpecError(s.key("sampling_rate"), format_number(a.sampling_rate),
+                          "must be in (0, 1] (the probability that a record is in a step's batch)");
+      } else if (s.has("batch_size")) {
+        const std::int64_t b = s.integer("batch_size");
+        if (b < 1 || static_cast<double>(b) > a.n)
+          throw SpecError(
+              s.key("batch_size"), std::to_string(b),
+              "must be in [1, n = " + format_number(a.n) + "] (the expected batch size; q = batch_size / n)");
+        a.sampling_rate = static_cast<double>(b) / a.n;
+      } else {
+        throw SpecError(s.key("sampling_rate"), "missing",
+                        "sampling = \"poisson\" needs sampling_rate (q), or batch_size (the expected batch size, q = "
+                        "batch_size / n)");
+      }
+      batch = a.sampling_rate * a.n;
+      a.batch_size = std::max<std::int64_t>(1, std::llround(batch));
+    } else {
+      if (s.has("sampling_rate"))
+        throw SpecError(s.key("sampling_rate"), describe(s.at("sampling_rate")),
+                        "is used only with sampling = \"poisson\" (fixed-size batches take batch_size)");
+      a.batch_size = s.integer("batch_size");
+      const auto n_int = static_cast<std::int64_t>(a.n);
+      if (a.batch_size < 1 || a.batch_size > n_int || static_cast<double>(n_int) != a.n || n_int % a.batch_size != 0)
+        throw SpecError(s.key("batch_size"), std::to_string(a.batch_size),
+                        "must divide n = " + format_number(a.n) + " (n/b batches per epoch, Ye & Shokri 2022 Alg. 1)");
+      batch = static_cast<double>(a.batch_size);
+    }
+  } else {
+    a.batch_size = static_cast<std::int64_t>(a.n);
+  }
+  if (per_step) return expand_per_step_values(s, a, adjacency, batch);
+  std::optional<double> eta, sigma;
+  std::optional<std::int64_t> steps;
+  if (s.has("eta"))
+    eta = positive(s, "eta");
+  else if (accounting_only_allowed)
+    a.declares_eta = false;
+  sigma = c21_sigma(s, eta, a, adjacency, batch);
+  if (s.has("steps")) {
+    steps = non_negative_integer(s, "steps");
+    check_size(s.key("steps"), *steps, limits::kMaxSteps, kStepsWhy);
+  }
+  std::int64_t scheduled = 0;
+  if (s.has("schedule")) {
+    check_list_size(s, "schedule", limits::kMaxPhases, "each phase is kept in the privacy program");
+    for (const Section& p : s.tables("schedule")) {
+      p.allow_only({"steps", "eta", "sigma", "gamma", "sensitivity"});
+      Phase phase;
+      phase.origin = p.path();
+      phase.steps = non_negative_integer(p, "steps");
+      check_size(p.key("steps"), phase.steps, limits::kMaxSteps, kStepsWhy);
+      if (!p.has("eta") && !eta) throw SpecError(p.key("eta"), "missing", "give it here or as algorithm.eta");
+      if (!p.has("sigma") && !sigma) throw SpecError(p.key("sigma"), "missing", "give it here or as algorithm.sigma");
+      phase.eta = p.has("eta") ? positive(p, "eta") : *eta;
+      phase.sigma = p.has("sigma") ? positive(p, "sigma") : *sigma;
+      if (p.has("gamma")) {
+        const double g = p.number("gamma");
+        if (!(g > 0.0 && g <= 1.0)) throw SpecError(p.key("gamma"), format_number(g), "must be in (0, 1]");
+        phase.gamma = g;
+      }
+      if (p.has("sensitivity")) phase.sensitivity = non_negative(p, "sensitivity");
+      scheduled += phase.steps;  // <= 2^20 phases of <= 2^40 steps: no overflow
+      a.phases.push_back(phase);
+    }
+    check_size(s.key("schedule"), "phases of " + std::to_string(scheduled) + " steps in all", scheduled,
+               limits::kMaxSteps, "the total of the phases' steps; " + std::string(kStepsWhy));
+  }
+  if (!steps && a.phases.empty())
+    throw SpecError(s.key("steps"), "missing", "give steps or [[algorithm.schedule]] phases");
+  if (steps && *steps < scheduled)
+    throw SpecError(s.key("steps"), std::to_string(*steps),
+                    "must be >= the " + std::to_string(scheduled) + " steps of algorithm.schedule");
+  if (steps && a.noise_multiplier && !sigma && sgd) {
+    // Accounting alone: no C21 units (eta or S_g missing). eta = 0 and sigma = 0 mark them unknown;
+    // the accountants use the noise multiplier, the PDI refuses (declares_eta/declares_sensitivity).
+    a.phases.push_back(Phase::of(*steps, eta.value_or(0.0), 0.0));
+    return;
+  }
+  if (steps && (*steps > scheduled || a.phases.empty())) {  // the scalars cover the steps after the phases
+    if (!eta) throw SpecError(s.key("eta"), "missing", "needed for the steps not covered by a schedule");
+    if (!sigma) throw SpecError(s.key("sigma"), "missing", "needed for the steps not covered by a schedule");
+    a.phases.push_back(Phase::of(*steps - scheduled, *eta, *sigma));
+  }
+}
+
+}  // namespace rdpdyn::config_reader

@@ -1,0 +1,45 @@
+#pragma once
+// The readers of the configuration's tables (docs/config.md), one file each under io/config/:
+// TOML values to typed fields, each value checked against its own rule (sign, range, name, size).
+// Rules that relate several tables of a run live in models/run_validation.hpp, called once by
+// io/config.cpp after every table is read. Internal to io/: io/config.hpp is the entry.
+#include <cstdint>
+#include <vector>
+
+#include "io/toml_section.hpp"
+#include "models/run_config.hpp"
+
+namespace rdpdyn::config_reader {
+
+/// [orders]: values, or min, max, count (log-spaced in alpha - 1).
+std::vector<double> parse_orders(const Section& s);
+/// [domain]: diameter, adjacency, lipschitz_loss (read first: the adjacency fixes the noise units).
+void parse_domain(const Section& s, RunSpec& spec);
+/// [algorithm] of every kind; the noise converted to C21 units (docs/math.md section 1.4).
+void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency);
+/// [algorithm] kind = "pdi": the PDI by its coefficients.
+void parse_pdi_algorithm(const Section& s, AlgorithmSpec& a);
+/// The interval boundary of a pdi run's event, from its `time`.
+std::int64_t pdi_event_step(const Section& e, const AlgorithmSpec& a);
+/// Whether [algorithm] (or a schedule phase) gives a value that changes with the step.
+bool has_per_step_values(const Section& s);
+/// Phases from values given per step (each step evaluated and checked; equal neighbours merged).
+void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjacency, double batch);
+/// [lsi] of every kind.
+void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm);
+/// [analysis]: gamma, engine, rtol, pld_accuracy, pld_grid.
+void parse_analysis(const Section& s, RunConfig& cfg);
+/// [grid]: the finite-difference engine's grid.
+void parse_grid(const Section& s, FiniteDifferenceGrid& g);
+/// [quadratic]: the Hessian (symmetric positive definite), the pair, the start's std.
+QuadraticLoss parse_quadratic(const Section& s);
+/// [initial]: the initial divergence curve R_0(alpha).
+InitialCurve parse_initial(const Section& s);
+/// [[events]], in the order of their steps, each with its table for messages.
+std::vector<ScheduledEvent> parse_events(const Section& root, const RunSpec& spec);
+/// [report]: delta, epsilon, include_disputed.
+void parse_report(const Section& s, RunSpec& spec);
+/// [output]: record_every, record_steps.
+void parse_output(const Section& s, RunSpec& spec);
+
+}  // namespace rdpdyn::config_reader
