@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "accounting/bound_epsilon.hpp"
 #include "accounting/epsilon_delta.hpp"
 #include "accounting/epsilon_over_orders.hpp"
 #include "accounting/gaussian_dp.hpp"
@@ -17,9 +18,6 @@
 namespace rdpdyn {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-/// Relative difference below which two minimisations of the same conversion over overlapping order
-/// ranges are the same minimum (Brent's tolerance 2e-6 in ln(alpha - 1) moves epsilon quadratically).
-constexpr double kSameMinimum = 1e-9;
 
 /// R of a valid entry at any orders, when known there; an empty function otherwise. An order at
 /// which the analysis refuses or fails gives NaN (no certificate there).
@@ -61,44 +59,17 @@ bool eligible_for_best(AnalysisStatus status, bool include_disputed) {
 
 void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const AnalysisInput& input,
                     std::span<const double> orders, double delta, RdpConversion conversion) {
-  if (e.result.mu) {
-    // A Gaussian-DP bound: its exact profile inverted, no order involved (accounting/gaussian_dp.hpp).
-    e.epsilon = e.epsilon_recorded_orders = gdp_epsilon(*e.result.mu, delta);
-    e.best_order = e.best_recorded_order = kNaN;
-    e.epsilon_orders = "gdp";
-    e.conversion = e.conversion_recorded_orders = "gdp";
-    return;
-  }
-  // Every single-order conversion is valid at every order, so their minimum is (Best).
-  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, e.result.R, delta, conversion);
-  e.epsilon_recorded_orders = eo.epsilon;
-  e.best_recorded_order = eo.order;
-  e.conversion_recorded_orders = conversion_name(eo.conversion);
-  e.epsilon_orders = "recorded";
-  if (const RdpAtOrders R = rdp_at_any_order(analysis, e.result, input)) {
-    const EpsilonAtOrder continuous = minimise_epsilon_batched(R, delta, kDefaultMaxOrder, conversion);
-    if (continuous.epsilon < eo.epsilon) eo = continuous;
-    e.epsilon_orders = "continuous";
-  }
-  if (e.result.slope && conversion == RdpConversion::Best) {
-    // R = alpha slope at every order: rho-zCDP with rho = slope (Bun & Steinke 2016 Def. 1.1). Its
-    // route searches beyond [1.001, 1e4]; inside that window it finds the same minimum up to the
-    // minimisers' tolerance, so it is reported only when lower by more than that.
-    const EpsilonAtOrder z = epsilon_zcdp(*e.result.slope, delta);
-    if (z.epsilon < eo.epsilon * (1.0 - kSameMinimum)) eo = z;
-  }
-  e.epsilon = eo.epsilon;
-  e.best_order = eo.order;
-  e.conversion = conversion_name(eo.conversion);
-  if (e.result.fdp_epsilon && conversion == RdpConversion::Best) {
-    // An f-DP route of the same analysis (pdi: Gaussian-DP per placement): its profile, no order.
-    const double f = e.result.fdp_epsilon(delta);
-    if (f < e.epsilon) {
-      e.epsilon = f;
-      e.best_order = kNaN;
-      e.conversion = e.result.fdp_route;
-    }
-  }
+  const BoundEpsilon b =
+      epsilon_of_bound({orders, e.result.R, e.result.mu ? RdpAtOrders{} : rdp_at_any_order(analysis, e.result, input),
+                        e.result.slope, e.result.mu, e.result.fdp_epsilon, e.result.fdp_route},
+                       delta, conversion);
+  e.epsilon = b.best.epsilon;
+  e.best_order = b.best.order;
+  e.conversion = b.conversion;
+  e.epsilon_recorded_orders = b.recorded.epsilon;
+  e.best_recorded_order = b.recorded.order;
+  e.conversion_recorded_orders = b.recorded_conversion;
+  e.epsilon_orders = b.orders_searched;
 }
 
 void assign_delta_at_epsilon(ComparisonEntry& e, std::span<const double> orders, double epsilon) {

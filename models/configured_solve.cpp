@@ -1,6 +1,6 @@
 #include "models/configured_solve.hpp"
 
-#include "accounting/zcdp.hpp"
+#include "accounting/bound_epsilon.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -128,25 +128,20 @@ double linear_rdp_at(double alpha, double slope) {
 
 EpsilonAtOrder row_epsilon(const RunConfig& config, const Engine& engine, std::span<const double> R, double delta,
                            bool* over_continuum) {
-  // The smallest of the single-order conversions (Mironov 2017 Prop. 3; Balle et al. 2020,
-  // arXiv:1905.09982, Thm 21; Asoodeh et al. 2021; accounting/epsilon_delta.hpp) of the
-  // outward-rounded row, minimised over the recorded orders and, when the bound is alpha w at every
-  // order, over alpha in [1.001, 1e4] (accounting/epsilon_over_orders.hpp) and by the zCDP route
-  // (accounting/zcdp.hpp), as compare.
+  // The epsilon of every command (accounting/bound_epsilon.hpp) of the outward-rounded row: over the
+  // recorded orders and, when the bound is alpha w at every order, over alpha in [1.001, 1e4] and by
+  // the zCDP route.
   const auto& orders = config.spec.orders;
-  EpsilonAtOrder eo = minimise_epsilon_on_grid(orders, R, delta, RdpConversion::Best);
   const std::optional<double> slope = linear_rdp_slope(config, engine, orders, R);
-  if (slope) {
-    const EpsilonAtOrder continuous = minimise_epsilon([w = *slope](double alpha) { return linear_rdp_at(alpha, w); },
-                                                       delta, kDefaultMaxOrder, RdpConversion::Best);
-    if (continuous.epsilon < eo.epsilon) eo = continuous;
-    // Same rule as commands/compare.cpp: the route's own search of the same minimum must be lower by
-    // more than the minimisers' tolerance to be reported.
-    const EpsilonAtOrder z = epsilon_zcdp(*slope, delta);
-    if (z.epsilon < eo.epsilon * (1.0 - 1e-9)) eo = z;
-  }
+  RdpAtOrders at_any_order;
+  if (slope)
+    at_any_order = [w = *slope](std::span<const double> alphas) {
+      std::vector<double> values;
+      for (double alpha : alphas) values.push_back(linear_rdp_at(alpha, w));
+      return values;
+    };
   if (over_continuum) *over_continuum = slope.has_value();
-  return eo;
+  return epsilon_of_bound({orders, R, at_any_order, slope, std::nullopt, {}, {}}, delta).best;
 }
 
 }  // namespace rdpdyn

@@ -1,6 +1,8 @@
 #pragma once
-// A configured run: the run itself and how to solve it (engine, tolerance, grid), with the
-// configuration text for the metadata. io/config.cpp fills it from TOML (docs/config.md).
+// A configured run: the run itself (RunSpec) and how to solve it (engine, tolerance, grid), with the
+// configuration text for the metadata. io/config.cpp fills it from TOML (docs/config.md) and
+// models/run_validation.hpp checks it once. The text stays beside the run because every output
+// carries the configuration that reproduces it (RunBuilder and the Python dict render theirs).
 #include <string>
 #include <vector>
 

@@ -1,6 +1,12 @@
 #pragma once
 // A configured training run as every analysis of `rdpdyn compare` sees it, in C21 units
 // (docs/math.md section 1).
+//
+// Why beside RunSpec (models/run_spec.hpp): RunSpec is the run as declared (phases, per-step values,
+// events, the LSI model, the solver's choices); the published analyses take a few scalars of one
+// homogeneous run (K, eta, sigma, S_g, lambda, beta, b, q). TrainingRun is that projection, made
+// once by training_run_of (models/privacy_model.hpp) after validate_run, so no analysis re-derives
+// it. What a run leaves undeclared is said by the declares_* flags, not by a zero alone.
 #include <cstdint>
 #include <initializer_list>
 #include <optional>

@@ -47,7 +47,9 @@ QuadraticLoss parse_quadratic(const Section& s) {
                       "the Hessian must be square (" + std::to_string(d) + " x " + std::to_string(d) + ")");
     for (std::size_t j = 0; j < d; ++j) H(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = q.hessian[i][j];
   }
-  if (!H.isApprox(H.transpose(), 1e-12) || H.llt().info() != Eigen::Success)
+  // Symmetric up to a relative 1e-12 (Eigen's isApprox, in Frobenius norms), then Cholesky.
+  const Eigen::MatrixXd transposed = H.transpose();
+  if (!H.isApprox(transposed, 1e-12) || H.llt().info() != Eigen::Success)
     throw SpecError(s.key("hessian"), "a " + std::to_string(d) + " x " + std::to_string(d) + " matrix",
                     "must be symmetric positive definite");
   if (s.has("pair")) {
