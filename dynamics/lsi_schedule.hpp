@@ -9,6 +9,8 @@
 #include <string>
 #include <variant>
 
+#include "dynamics/overloaded.hpp"
+
 namespace rdpdyn {
 
 /// A constant LSI constant c > 0 that holds throughout the interval (C21 Thm 2 assumption).
@@ -57,6 +59,36 @@ using LsiSchedule = std::variant<ConstantLsi, GaussianConvolutionLsi, FunctionLs
 
 /// Inverse LSI constant of a point mass (c = +infinity).
 inline constexpr double kPointMassInverseLsi = 0.0;
+
+// Questions the solvers ask of a schedule, each answered for every kind on purpose (std::visit with
+// no default): a new kind does not compile until each answer is decided.
+
+/// Whether an interval of this schedule starting at inverse LSI constant `inverse_lsi` starts from a
+/// point mass (c = +infinity): only the Gaussian-convolution family follows the law from there.
+inline bool starts_from_point_mass(const LsiSchedule& lsi, double inverse_lsi) {
+  return std::visit(Overloaded{[](const ConstantLsi&) { return false; },
+                               [&](const GaussianConvolutionLsi&) { return inverse_lsi <= 0.0; },
+                               [](const FunctionLsi&) { return false; }},
+                    lsi);
+}
+
+/// Whether c depends on the order alpha (then the PDI's coefficients do, and only engines that
+/// integrate order-dependent coefficients may solve it).
+inline bool lsi_depends_on_alpha(const LsiSchedule& lsi) {
+  return std::visit(
+      Overloaded{[](const ConstantLsi&) { return false; }, [](const GaussianConvolutionLsi&) { return false; },
+                 [](const FunctionLsi& f) { return f.depends_on_alpha; }},
+      lsi);
+}
+
+/// Whether the schedule has the closed-form interval flows of docs/math.md section 2 (a constant or
+/// the Gaussian-convolution family); a user function is integrated numerically.
+inline bool lsi_has_closed_form(const LsiSchedule& lsi) {
+  return std::visit(
+      Overloaded{[](const ConstantLsi&) { return true; }, [](const GaussianConvolutionLsi&) { return true; },
+                 [](const FunctionLsi&) { return false; }},
+      lsi);
+}
 
 /// c from its inverse; +infinity for a point mass; NaN when there is no single constant (an
 /// order-dependent schedule).

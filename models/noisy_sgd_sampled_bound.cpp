@@ -260,11 +260,11 @@ std::variant<SampledBound, std::string> noisy_sgd_sampled_bound(const RunSpec& s
   for (const ProgramPhase& phase : program.phases()) {
     const ProgramStep& s = phase.step;
     if (s.gamma.is_field()) return "gamma depends on the order";
-    if (std::holds_alternative<FunctionLsi>(s.diffusion.lsi))
+    if (!lsi_has_closed_form(s.diffusion.lsi))
       return "needs the Gaussian-convolution LSI recursion or a constant LSI (a function schedule is evaluated "
              "by the engines only)";
     // A restart runs from a point mass, whose LSI only the Gaussian-convolution recursion follows.
-    if (!std::holds_alternative<GaussianConvolutionLsi>(s.diffusion.lsi)) run.restarts = false;
+    if (!starts_from_point_mass(s.diffusion.lsi, kPointMassInverseLsi)) run.restarts = false;
   }
   for (std::size_t i = 0; i < program.phases().size(); ++i) {
     run.phase_steps.emplace_back(program.phases()[i].step);

@@ -39,7 +39,7 @@ Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial,
     }
     f.t_start = t;
     f.inverse_lsi = inverse_lsi;
-    f.point_mass = std::holds_alternative<GaussianConvolutionLsi>(step.diffusion.lsi) && inverse_lsi <= 0.0;
+    f.point_mass = starts_from_point_mass(step.diffusion.lsi, inverse_lsi);
     if (f.point_mass && step.gamma.is_field())
       throw SpecError("analysis.gamma", "\"" + step.gamma.description() + "\"",
                       "a gamma field that depends on alpha is not supported on an interval that starts from a point "
@@ -61,8 +61,7 @@ Certifier::Certifier(const PrivacyProgram& program, const InitialCurve& initial,
     Frame& f = frames_[k];
     const ProgramStep& step = *f.step;
     const DiffusionInterval& iv = step.diffusion;
-    const auto* fn = std::get_if<FunctionLsi>(&iv.lsi);
-    const bool alpha_lsi = fn != nullptr && fn->depends_on_alpha;
+    const bool alpha_lsi = lsi_depends_on_alpha(iv.lsi);
     const auto ik = static_cast<std::int64_t>(k);
     BoundedFlow core;
     if (step.gamma.is_field() || alpha_lsi) {

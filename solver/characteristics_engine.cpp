@@ -66,8 +66,8 @@ void require_alpha_independent(const ProgramStep& step) {
   if (step.gamma.is_field())
     throw SpecError("analysis.gamma", "\"" + step.gamma.description() + "\"",
                     "depends on the order: use [analysis] engine = \"finite-difference\" or \"reference\"");
-  if (const auto* f = std::get_if<FunctionLsi>(&step.diffusion.lsi); f && f->depends_on_alpha)
-    throw SpecError("lsi.c", "\"" + f->description() + "\"",
+  if (lsi_depends_on_alpha(step.diffusion.lsi))
+    throw SpecError("lsi.c", "\"" + std::get<FunctionLsi>(step.diffusion.lsi).description() + "\"",
                     "depends on alpha: use [analysis] engine = \"finite-difference\" or \"reference\"");
 }
 

@@ -102,10 +102,7 @@ void fill_ghosts(const Context& c, PetscScalar* w) {
   if (c.xs + c.xm == c.N) w[c.N] = w[c.N - 1];  // outflow: zero gradient (information leaves)
 }
 
-bool depends_on_alpha(const DiffusionInterval& iv) {
-  const auto* f = std::get_if<FunctionLsi>(&iv.lsi);
-  return f != nullptr && f->depends_on_alpha;
-}
+bool depends_on_alpha(const DiffusionInterval& iv) { return lsi_depends_on_alpha(iv.lsi); }
 
 void evaluate_rhs(Context& c, double t, const PetscScalar* w, PetscScalar* f) {
   const DiffusionInterval& iv = c.step->diffusion;
@@ -416,7 +413,7 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
     c.A0 = inverse_lsi;
     c.t_start = t;
     const DiffusionInterval& iv = step.diffusion;
-    const bool point_mass = std::holds_alternative<GaussianConvolutionLsi>(iv.lsi) && inverse_lsi <= 0.0;
+    const bool point_mass = starts_from_point_mass(iv.lsi, inverse_lsi);
     if (point_mass) {
       point_mass_interval(c, p.U, t);
     } else {
@@ -427,9 +424,10 @@ FiniteDifferenceSummary solve_by_finite_differences(MPI_Comm comm, const Privacy
       // Stable step for both schemes: dt max Q (1 + 1/dy) <= cfl (the monotone Hamilton-Jacobi
       // condition; for the MUSCL scheme it also keeps the SSP stages TVD).
       const double Q_rate = transport / iv.duration;  // mean; the maximum is at s = 0 for Lemma 9
-      const double Q_max = std::holds_alternative<GaussianConvolutionLsi>(iv.lsi)
-                               ? pdi::decay_scale(iv.sigma, 1.0 / inverse_lsi)
-                               : Q_rate;
+      const double Q_max = std::visit(
+          Overloaded{[&](const GaussianConvolutionLsi&) { return pdi::decay_scale(iv.sigma, 1.0 / inverse_lsi); },
+                     [&](const ConstantLsi&) { return Q_rate; }, [&](const FunctionLsi&) { return Q_rate; }},
+          iv.lsi);
       const double n_sub = std::max(1.0, std::ceil(iv.duration * Q_max * (1.0 + 1.0 / c.dy) / grid.cfl));
       if (n_sub > 1e7)
         throw SpecError("grid.cells", std::to_string(grid.cells),

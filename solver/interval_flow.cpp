@@ -86,11 +86,16 @@ IntervalFlow gaussian_convolution_fixed(const DiffusionInterval& iv, double gamm
 /// c(s, t) of a schedule integrated numerically: a user function, or a constant whose interval has
 /// time-dependent sigma(t) / S_v(t) (algorithm.kind = "pdi").
 std::function<double(double, double)> lsi_of_time(const DiffusionInterval& iv) {
-  if (const auto* f = std::get_if<FunctionLsi>(&iv.lsi))
-    return [f](double s, double t) { return checked_lsi(*f, s, t); };
-  if (const auto* c = std::get_if<ConstantLsi>(&iv.lsi)) return [c = c->c](double, double) { return c; };
-  // C21 Lemma 9's family assumes one sigma over the interval; the configuration never builds it.
-  throw std::logic_error("time-dependent sigma(t) with the Gaussian-convolution LSI family is not supported");
+  using Lsi = std::function<double(double, double)>;
+  return std::visit(
+      Overloaded{[](const FunctionLsi& f) -> Lsi { return [&f](double s, double t) { return checked_lsi(f, s, t); }; },
+                 [](const ConstantLsi& c) -> Lsi { return [c = c.c](double, double) { return c; }; },
+                 [](const GaussianConvolutionLsi&) -> Lsi {
+                   // C21 Lemma 9's family assumes one sigma over the interval; the configuration never builds it.
+                   throw std::logic_error(
+                       "time-dependent sigma(t) with the Gaussian-convolution LSI family is not supported");
+                 }},
+      iv.lsi);
 }
 
 IntervalFlow function_fixed(const DiffusionInterval& iv, double gamma, double t0, const IntegrationTolerance& tol) {
@@ -179,7 +184,7 @@ IntervalFlow fixed_gamma_flow(const DiffusionInterval& interval, double gamma, d
 }
 
 bool has_closed_form_pieces(const DiffusionInterval& interval) {
-  return !std::holds_alternative<FunctionLsi>(interval.lsi) && !interval.varies();
+  return lsi_has_closed_form(interval.lsi) && !interval.varies();
 }
 
 IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, double start_inverse_lsi,
@@ -187,13 +192,17 @@ IntervalFlow fixed_gamma_piece(const DiffusionInterval& interval, double gamma, 
   if (interval.varies())
     throw std::logic_error("fixed_gamma_piece: no closed form for time-dependent sigma(t), S_v(t)");
   const double tau = s_end - s_begin;
-  if (const auto* c = std::get_if<ConstantLsi>(&interval.lsi)) return constant_fixed(*c, interval, gamma, tau);
-  if (std::holds_alternative<GaussianConvolutionLsi>(interval.lsi)) {
-    // 1/c at s_begin: A0 + 2 sigma^2 s_begin (C21 Lemma 9); the family restarts there.
-    const double A0 = start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * s_begin;
-    return gaussian_convolution_fixed(interval, gamma, A0, tau);
-  }
-  throw std::logic_error("fixed_gamma_piece: no closed form for a function LSI schedule");
+  return std::visit(
+      Overloaded{[&](const ConstantLsi& c) { return constant_fixed(c, interval, gamma, tau); },
+                 [&](const GaussianConvolutionLsi&) {
+                   // 1/c at s_begin: A0 + 2 sigma^2 s_begin (C21 Lemma 9); the family restarts there.
+                   const double A0 = start_inverse_lsi + 2.0 * interval.sigma * interval.sigma * s_begin;
+                   return gaussian_convolution_fixed(interval, gamma, A0, tau);
+                 },
+                 [](const FunctionLsi&) -> IntervalFlow {
+                   throw std::logic_error("fixed_gamma_piece: no closed form for a function LSI schedule");
+                 }},
+      interval.lsi);
 }
 
 double optimal_gamma_flow(const DiffusionInterval& interval, double w_start, double start_inverse_lsi,

@@ -34,8 +34,8 @@ double lsi_constant_at(const DiffusionInterval& iv, double A0, double s, double 
 double max_transport_bound(const DiffusionInterval& iv, double A0, double t_start, const double* alphas,
                            std::size_t count) {
   const double two_s2 = 2.0 * iv.sigma * iv.sigma;
-  if (std::holds_alternative<GaussianConvolutionLsi>(iv.lsi))
-    return A0 > 0.0 ? std::log1p(two_s2 * iv.duration / A0) : std::numeric_limits<double>::infinity();
+  if (starts_from_point_mass(iv.lsi, A0)) return std::numeric_limits<double>::infinity();
+  if (std::holds_alternative<GaussianConvolutionLsi>(iv.lsi)) return std::log1p(two_s2 * iv.duration / A0);
   // Q = 2 sigma(t)^2 c sampled: this only sizes the grid and the time step of the finite-difference
   // scheme; the reported bound comes from the certification, which evaluates every coefficient.
   double q_max = 0.0;

@@ -67,7 +67,7 @@ Coefficients coefficients(const ProgramStep& step, const StepStart& start, doubl
 }
 
 bool singular_start(const ProgramStep& step, const StepStart& start) {
-  return std::holds_alternative<GaussianConvolutionLsi>(step.diffusion.lsi) && start.inverse_lsi <= 0.0;
+  return starts_from_point_mass(step.diffusion.lsi, start.inverse_lsi);
 }
 
 class CharacteristicSolver {
