@@ -260,6 +260,7 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
     p.derived.push_back(key + " = " + value + " (" + why + ")");
   };
 
+  if (!a.steps_derivation.empty()) p.derived.push_back(a.steps_derivation);
   if (a.kind == AlgorithmKind::Pdi)  // a coefficient-level run states S_v itself, possibly as S_v(t)
     declared("algorithm.sensitivity",
              a.coefficients.sensitivity.f ? "\"" + a.coefficients.sensitivity.description + "\""

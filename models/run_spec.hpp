@@ -98,6 +98,9 @@ struct AlgorithmSpec {
   /// kind = "pdi": sigma(t) and S_v(t) where they are expressions in t (else `sigma` and
   /// `sensitivity` hold them, `sensitivity` being S_v itself and n = 1).
   TimeCoefficients coefficients;
+  /// How the steps were derived when the configuration gave `epochs` ("algorithm.steps = 19532
+  /// (epochs x 1 / sampling_rate = ...)"), for the outputs' derived constants; else empty.
+  std::string steps_derivation;
 };
 
 enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function, ExactQuadratic };

@@ -41,6 +41,38 @@ std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, Alg
              : noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(value, *eta, a.sensitivity, batch);
 }
 
+/// The number of steps: `steps`, or `epochs` passes over the data (docs/config.md, "Epochs"): n / b
+/// steps an epoch for fixed-size batches (b dividing n), 1/q for Poisson sampling (b = q n the
+/// expected batch size), 1 for full batches. epochs x (n / b) is rounded to the nearest integer when
+/// within 1e-9 of it (a decimal q such as 0.01 is not exact in binary), else up: a count that is
+/// not whole is one more step, never one less. The derivation is kept for the outputs.
+std::optional<std::int64_t> read_steps(const Section& s, AlgorithmSpec& a, double batch) {
+  if (s.has("epochs")) {
+    if (s.has("steps")) throw SpecError(s.key("epochs"), describe(s.at("epochs")), "give steps or epochs, not both");
+    const double epochs = positive(s, "epochs");
+    const double per_epoch = a.n / batch;
+    const double exact = epochs * per_epoch;
+    if (!(exact <= static_cast<double>(limits::kMaxSteps)))
+      throw SpecError(s.key("epochs"), format_number(epochs),
+                      "gives " + format_number(exact) + " steps; must give <= " + limit_text(limits::kMaxSteps) + ": " +
+                          kStepsWhy + " (docs/config.md, Limits)");
+    const double nearest = std::nearbyint(exact);
+    const bool whole = std::abs(exact - nearest) <= 1e-9 * std::max(1.0, exact);
+    const auto steps = static_cast<std::int64_t>(whole ? nearest : std::ceil(exact));
+    const std::string per = a.sampling == BatchSampling::Poisson ? "1 / sampling_rate"
+                            : a.kind == AlgorithmKind::NoisySgd  ? "n / batch_size"
+                                                                 : "1 (full batch)";
+    a.steps_derivation = "algorithm.steps = " + std::to_string(steps) + " (epochs x " + per + " = " +
+                         format_number(epochs) + " x " + format_number(per_epoch) +
+                         (whole ? "" : " = " + format_number(exact) + ", rounded up") + ")";
+    return steps;
+  }
+  if (!s.has("steps")) return std::nullopt;
+  const std::int64_t steps = non_negative_integer(s, "steps");
+  check_size(s.key("steps"), steps, limits::kMaxSteps, kStepsWhy);
+  return steps;
+}
+
 }  // namespace
 
 void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
@@ -77,11 +109,11 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   }
   const bool sgd = kind == AlgorithmKind::NoisySgd;
   if (sgd)
-    s.allow_only({"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
+    s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
                   "batch_size", "sampling", "sampling_rate"});
   else
-    s.allow_only(
-        {"kind", "loss", "steps", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity", "schedule"});
+    s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
+                  "schedule"});
   a.kind = kind;
   a.loss = enum_value(s, "loss", kLossKindNames, LossKind::Generic);
   double batch = a.n;  // the b of the update (eta/b) sum_{i in B}
@@ -127,18 +159,14 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   } else {
     a.batch_size = static_cast<std::int64_t>(a.n);
   }
-  if (per_step) return expand_per_step_values(s, a, adjacency, batch);
+  const std::optional<std::int64_t> steps = read_steps(s, a, batch);
+  if (per_step) return expand_per_step_values(s, a, adjacency, batch, steps);
   std::optional<double> eta, sigma;
-  std::optional<std::int64_t> steps;
   if (s.has("eta"))
     eta = positive(s, "eta");
   else if (accounting_only_allowed)
     a.declares_eta = false;
   sigma = c21_sigma(s, eta, a, adjacency, batch);
-  if (s.has("steps")) {
-    steps = non_negative_integer(s, "steps");
-    check_size(s.key("steps"), *steps, limits::kMaxSteps, kStepsWhy);
-  }
   std::int64_t scheduled = 0;
   if (s.has("schedule")) {
     check_list_size(s, "schedule", limits::kMaxPhases, "each phase is kept in the privacy program");

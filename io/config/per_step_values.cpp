@@ -46,7 +46,8 @@ double checked_at(const StepFunction& f, std::int64_t k, std::int64_t K, bool ze
 
 /// Runs of steps with the same parameters, from values given per step (docs/config.md, "Values that
 /// change with the step"): every step is evaluated and checked, equal neighbours share one phase.
-void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjacency, double batch) {
+void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjacency, double batch,
+                            std::optional<std::int64_t> steps) {
   std::string noise_key;
   for (const char* k : {"sigma", "sigma_at", "noise_multiplier"})
     if (s.has(k)) {
@@ -84,8 +85,8 @@ void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjace
     }
   }
   std::int64_t K = scheduled;
-  if (s.has("steps")) {
-    K = non_negative_integer(s, "steps");
+  if (steps) {
+    K = *steps;
     if (K < scheduled)
       throw SpecError(s.key("steps"), std::to_string(K),
                       "must be >= the " + std::to_string(scheduled) + " steps of algorithm.schedule");

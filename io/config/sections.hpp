@@ -4,6 +4,7 @@
 // Rules that relate several tables of a run live in models/run_validation.hpp, called once by
 // io/config.cpp after every table is read. Internal to io/: io/config.hpp is the entry.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "io/toml_section.hpp"
@@ -24,7 +25,8 @@ std::int64_t pdi_event_step(const Section& e, const AlgorithmSpec& a);
 /// Whether [algorithm] (or a schedule phase) gives a value that changes with the step.
 bool has_per_step_values(const Section& s);
 /// Phases from values given per step (each step evaluated and checked; equal neighbours merged).
-void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjacency, double batch);
+void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjacency, double batch,
+                            std::optional<std::int64_t> steps);
 /// [lsi] of every kind.
 void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm);
 /// [analysis]: gamma, engine, rtol, pld_accuracy, pld_grid.

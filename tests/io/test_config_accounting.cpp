@@ -143,3 +143,60 @@ TEST_CASE("What may be left out, and when", "[config][accounting]") {
                   "[quadratic]\nhessian = [[1]]\n",
               "algorithm.sensitivity", "missing", "quadratic");
 }
+
+// ---- epochs (docs/config.md, "Epochs") ---------------------------------------------------------
+
+TEST_CASE("epochs give the steps: n / b a pass for fixed-size batches, 1 / q for Poisson, 1 for full batches",
+          "[config][epochs]") {
+  const auto steps_of = [](const std::string& text) {
+    const RunConfig c = parse_config_text(text, "<test>");
+    return std::pair{c.spec.total_steps(), c.spec.algorithm.steps_derivation};
+  };
+  // The CIFAR-10 run of the issue: 50,000 examples, expected batch 256, 100 epochs: 100 x 50000 / 256
+  // = 19531.25 steps, one more rather than one less (tensorflow/privacy's compute_dp_sgd_privacy takes
+  // ceil(epochs n / batch_size) = 19532 as well).
+  const std::string cifar =
+      with(with(with(kAccounting, "sampling_rate", "batch_size = 256"), "steps", "epochs = 100"), "n =", "n = 50000");
+  const auto [cifar_steps, cifar_why] = steps_of(cifar);
+  CHECK(cifar_steps == 19532);
+  CHECK(cifar_why == "algorithm.steps = 19532 (epochs x 1 / sampling_rate = 100 x 195.3125 = 19531.25, rounded up)");
+  // The same run with its steps given: the same privacy program.
+  const RunConfig by_steps =
+      parse_config_text(with(with(cifar, "epochs", "steps = 19532"), "n =", "n = 50000"), "<test>");
+  const RunConfig by_epochs = parse_config_text(cifar, "<test>");
+  CHECK(by_steps.spec.algorithm.sampling_rate == by_epochs.spec.algorithm.sampling_rate);
+  CHECK(by_steps.spec.algorithm.phases.size() == by_epochs.spec.algorithm.phases.size());
+  CHECK(by_steps.spec.algorithm.steps_derivation.empty());
+  // q = 0.01 is not exact in binary: 3 / 0.01 = 300.00000000000006, within 1e-9 of 300 steps.
+  const auto [q_steps, q_why] = steps_of(with(kAccounting, "steps", "epochs = 3"));
+  CHECK(q_steps == 300);
+  CHECK(q_why == "algorithm.steps = 300 (epochs x 1 / sampling_rate = 3 x 100)");
+  // Fixed-size batches: n / b steps an epoch (b divides n).
+  const std::string partition =
+      with(with(with(with(kAccounting, "sampling =", "sampling = \"shuffle\""), "sampling_rate", "batch_size = 600"),
+                "steps", "epochs = 10"),
+           "noise_multiplier", "noise_multiplier = 1.1");
+  const auto [p_steps, p_why] = steps_of(partition);
+  CHECK(p_steps == 1000);
+  CHECK(p_why == "algorithm.steps = 1000 (epochs x n / batch_size = 10 x 100)");
+  // Half an epoch of 100 batches: 50 steps.
+  CHECK(steps_of(with(partition, "epochs", "epochs = 0.5")).first == 50);
+}
+
+TEST_CASE("epochs: refused with steps, when not positive, and beyond the step limit", "[config][epochs]") {
+  const auto message = [](const std::string& text) {
+    try {
+      parse_config_text(text, "<test>");
+    } catch (const SpecError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(message(with(kAccounting, "noise_multiplier", "noise_multiplier = 1.1\nepochs = 3")) ==
+        "'algorithm.epochs' = 3: give steps or epochs, not both");
+  CHECK(message(with(kAccounting, "steps", "epochs = 0")) == "'algorithm.epochs' = 0: must be > 0");
+  CHECK(message(with(kAccounting, "steps", "epochs = 1e12"))
+            .rfind("'algorithm.epochs' = 1e+12: gives 1e+14 steps; "
+                   "must give <= 1099511627776 (2^40)",
+                   0) == 0);
+}
