@@ -2,8 +2,8 @@
 // A configuration handed over from Python (README, "From Python"): a path (os.PathLike, or a str
 // naming a file), TOML text (a str with a newline or an `=`), or a dict of tables; and overrides,
 // the keys of `--set` with Python values. Everything is turned into what the command line has (a
-// file or a text, and KEY=VALUE assignments) so that the configuration reader (io/config.hpp) checks it with the same rules
-// and messages.
+// file or a text, and KEY=VALUE assignments) so that the configuration reader (io/config.hpp) checks it with the same
+// rules and messages.
 #include <pybind11/pybind11.h>
 
 #include <optional>

@@ -2,10 +2,10 @@
 // DP-SGD accounting in the privacy libraries' conventions (opacus RDPAccountant, Google's
 // dp_accounting RdpAccountant): Poisson sampling with rate q, add/remove adjacency, noise
 // multiplier z = noise std / clipping norm, T steps. The run is the accounting-only configuration
-// of examples/dpsgd_accounting.toml, checked by the configuration reader (io/config.hpp) and evaluated by the registry's
-// `composition-sgm` (Mironov, Talwar & Zhang 2019, arXiv:1908.10530, composed over the steps),
-// epsilon by Balle et al. 2020 (arXiv:1905.09982) Thm 21 minimised over the given orders, as
-// opacus' get_privacy_spent does. Nothing is computed here that `compare` and `calibrate` do not.
+// of examples/dpsgd_accounting.toml, checked by the configuration reader (io/config.hpp) and evaluated by the
+// registry's `composition-sgm` (Mironov, Talwar & Zhang 2019, arXiv:1908.10530, composed over the steps), epsilon by
+// Balle et al. 2020 (arXiv:1905.09982) Thm 21 minimised over the given orders, as opacus' get_privacy_spent does.
+// Nothing is computed here that `compare` and `calibrate` do not.
 #include <cstdint>
 #include <vector>
 
