@@ -124,6 +124,10 @@ struct Analysis {
   /// `calibrate --for steps` says that a smaller count than the one it returns may miss the target.
   /// The conformance suite (tests/analyses/test_conformance.cpp) checks both ways.
   bool monotone_in_steps = true;
+  /// Composes phase by phase with each phase's own sampling rate (Poisson phases of
+  /// [[algorithm.schedule]] that set sampling_rate or batch_size). Every other entry refuses such a
+  /// run by name before it is evaluated (analyses/registry.cpp): its formula takes one rate.
+  bool takes_changing_rates = false;
 
   /// The status that holds for one result of this analysis.
   AnalysisStatus status_of(const AnalysisResult& r) const { return r.status_here.value_or(status); }

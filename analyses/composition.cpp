@@ -271,12 +271,17 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
   if (auto problem = amplification_problem_impl(run)) return refused(name, citation, *problem);
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(name, citation, *why);
   const CompositionPlan& plan = std::get<CompositionPlan>(planned);
-  const double q =
-      run.sampling == BatchSampling::Poisson ? run.sampling_rate : static_cast<double>(run.batch_size) / run.n;
+  const bool poisson = run.sampling == BatchSampling::Poisson;
+  const auto q_of = [&](const CompositionStretch& s) {
+    return poisson ? s.q : static_cast<double>(run.batch_size) / run.n;
+  };
+  double q = 0.0;  // the largest rate, for the reason (one rate unless phases set their own)
+  for (const auto& s : plan.stretches) q = std::max(q, q_of(s));
   AnalysisResult r = applying(name, citation);
   r.amplified_by_sampling = q < 1.0;
   const std::int64_t steps = total_steps(plan);
-  r.reason = std::string(run.sampling == BatchSampling::Poisson ? "Poisson, q = " : "q = b/n = ") + format_number(q);
+  r.reason = std::string(poisson ? "Poisson, q = " : "q = b/n = ") + format_number(q) +
+             (changing_rate(plan) ? " (the largest of the phases' rates)" : "");
   if (plan.stretches.size() == 1) r.reason += ", z = " + format_number(plan.stretches.front().z);
   r.reason += ", " + std::to_string(steps) + " steps" + extras_note(plan);
   r.reason += exact_setting ? "; add/remove adjacency (MTZ19's setting)"
@@ -289,7 +294,7 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
       double total = std::get<double>(r0) + alpha * plan.event_slope;
       for (const auto& s : plan.stretches)
         if (s.steps > 0 && !std::isinf(s.z))
-          total += static_cast<double>(s.steps) * sampled_gaussian_rdp_upper(q, s.z, alpha);
+          total += static_cast<double>(s.steps) * sampled_gaussian_rdp_upper(q_of(s), s.z, alpha);
       r.R.push_back(total);
     }
   } catch (const std::runtime_error& e) {
@@ -306,11 +311,17 @@ std::int64_t total_steps(const CompositionPlan& plan) {
   return steps;
 }
 
+bool changing_rate(const CompositionPlan& plan) {
+  for (const auto& s : plan.stretches)
+    if (s.q != plan.stretches.front().q) return true;
+  return false;
+}
+
 std::variant<CompositionPlan, std::string> composition_plan(const TrainingRun& run) {
   auto z = multiplier_of(run, run.eta, run.sigma, run.sensitivity, false);
   if (auto* why = std::get_if<std::string>(&z)) return *why;
   CompositionPlan p;
-  p.stretches.push_back({0, run.steps, std::get<double>(z)});
+  p.stretches.push_back({0, run.steps, std::get<double>(z), run.sampling_rate});
   return p;
 }
 
@@ -323,11 +334,21 @@ std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec,
   std::int64_t start = 0;
   for (const Phase& phase : spec.algorithm.phases) {
     const double sensitivity = phase.sensitivity.value_or(spec.algorithm.sensitivity);
+    // A phase with its own rate or multiplier: z from the phase's b = q n, or its own multiplier.
+    TrainingRun phase_run;
+    const bool own = phase.sampling_rate || phase.noise_multiplier;
+    if (own) {
+      phase_run = run;
+      if (phase.sampling_rate) phase_run.sampling_rate = *phase.sampling_rate;
+      if (phase.noise_multiplier)
+        phase_run.noise_multiplier = noise_units::effective_from_dpsgd_multiplier(
+            *phase.noise_multiplier, spec.adjacency == Adjacency::AddRemove);
+    }
     // A phase may set S_g = 0 (its steps do not depend on the record); the run's own S_g must be > 0.
-    auto z = multiplier_of(run, phase.eta, phase.sigma, sensitivity, phase.sensitivity.has_value());
+    auto z = multiplier_of(own ? phase_run : run, phase.eta, phase.sigma, sensitivity, phase.sensitivity.has_value());
     if (auto* why = std::get_if<std::string>(&z))
       return spec.algorithm.phases.size() > 1 ? phase.origin + ": " + *why : *why;
-    p.stretches.push_back({start, phase.steps, std::get<double>(z)});
+    p.stretches.push_back({start, phase.steps, std::get<double>(z), phase.sampling_rate.value_or(run.sampling_rate)});
     start += phase.steps;
   }
   if (run.steps > 0)

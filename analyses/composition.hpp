@@ -36,6 +36,7 @@ struct CompositionStretch {
   std::int64_t start = 0;
   std::int64_t steps = 0;
   double z = std::numeric_limits<double>::infinity();
+  double q = 1.0;  ///< Poisson sampling: these steps' rate (a phase may set its own); else unused
 };
 
 /// What a composition accountant composes: the stretches (phases), the released Gaussian events
@@ -55,6 +56,8 @@ std::variant<CompositionPlan, std::string> composition_plan(const TrainingRun& r
 /// Gaussians of [[events]] (applied only when the run has steps, as in the solver), R_0. Refuses
 /// Langevin and coefficient-level runs.
 std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec, const TrainingRun& run);
+/// Whether the stretches' sampling rates differ (Poisson phases that set their own).
+bool changing_rate(const CompositionPlan& plan);
 /// The plan's steps in total.
 std::int64_t total_steps(const CompositionPlan& plan);
 

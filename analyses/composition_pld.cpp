@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -67,11 +68,18 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   r.applies = true;
   const std::int64_t steps = total_steps(plan);
   const bool poisson = run.sampling == BatchSampling::Poisson;
-  const double q = poisson    ? run.sampling_rate
-                   : per_step ? std::min(1.0, std::nextafter(static_cast<double>(run.batch_size) / run.n, 2.0))
-                              : 1.0;
+  // The rate of a stretch: Poisson phases may set their own (CompositionStretch::q).
+  const double fixed_q =
+      per_step ? std::min(1.0, std::nextafter(static_cast<double>(run.batch_size) / run.n, 2.0)) : 1.0;
+  const auto q_of = [&](const CompositionStretch& s) { return poisson ? s.q : fixed_q; };
+  double q = poisson ? 0.0 : fixed_q;  // the largest rate, for the reason
+  bool every_step_uses_the_record = true;
+  for (const auto& s : plan.stretches) {
+    if (poisson) q = std::max(q, s.q);
+    if (q_of(s) < 1.0 && s.steps > 0 && !std::isinf(s.z)) every_step_uses_the_record = false;
+  }
 
-  if (q == 1.0) {
+  if (every_step_uses_the_record) {
     // Gaussians only: the exact Gaussian-DP profile of the composition.
     double mu2 = 0.0;
     for (const auto& s : plan.stretches)
@@ -90,14 +98,23 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   // pair given the batch size; where the sizes' law is too wide to tabulate (n q (1 - q) above about
   // 1e10), the shared-component pair, which needs nothing.
   const bool antipodal = poisson && !add_remove && run.gradients_norm_bounded;
-  std::vector<std::pair<double, double>> bins;
-  if (poisson && !add_remove && !antipodal) try {
-      bins = pld::binomial_size_bins(run.n, q, 0.0, run.n);
-    } catch (const std::length_error&) {}
-  const bool sizes_revealed = !bins.empty();
+  // The batch sizes' law of each rate (one unless phases set their own); empty where too wide to tabulate.
+  std::map<double, std::vector<std::pair<double, double>>> bins;
+  bool sizes_revealed = poisson && !add_remove && !antipodal;
+  if (sizes_revealed)
+    for (const auto& s : plan.stretches) {
+      if (bins.count(s.q)) continue;
+      try {
+        bins[s.q] = pld::binomial_size_bins(run.n, s.q, 0.0, run.n);
+      } catch (const std::length_error&) {
+        sizes_revealed = false;
+      }
+      if (bins[s.q].empty()) sizes_revealed = false;
+    }
   std::vector<pld::Direction> directions(add_remove ? 2 : 1);
   for (const auto& s : plan.stretches) {
     if (s.steps <= 0 || std::isinf(s.z)) continue;
+    const double q = q_of(s);
     if (add_remove) {
       directions[0].push_back(
           {std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Forward)),
@@ -110,7 +127,7 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     } else if (per_step) {
       directions[0].push_back({pld::fixed_size_subsampled_gaussian_pair(q, 1.0 / s.z), s.steps});
     } else if (sizes_revealed) {
-      directions[0].push_back({pld::sizes_revealed_step_pair(bins, 1.0 / s.z), s.steps});
+      directions[0].push_back({pld::sizes_revealed_step_pair(bins.at(s.q), 1.0 / s.z), s.steps});
     } else {
       auto inner = std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(1.0 / s.z));
       directions[0].push_back({std::make_shared<pld::SharedComponentPair>(q, inner), s.steps});
@@ -140,12 +157,14 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     double total = alpha * plan.event_slope;
     for (const auto& s : plan.stretches) {
       if (s.steps <= 0 || std::isinf(s.z)) continue;
-      total += static_cast<double>(s.steps) * (add_remove ? sampled_gaussian_rdp_upper(q, s.z, alpha)
-                                                          : pld::shared_component_gaussian_rdp(q, 1.0 / s.z, alpha));
+      total +=
+          static_cast<double>(s.steps) * (add_remove ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
+                                                     : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
     }
     r.R.push_back(total);
   }
-  r.reason = std::string(per_step ? "per-step batches of b of n, q = b/n = " : "Poisson, q = ") + format_number(q);
+  r.reason = std::string(per_step ? "per-step batches of b of n, q = b/n = " : "Poisson, q = ") + format_number(q) +
+             (changing_rate(plan) ? " (the largest of the phases' rates)" : "");
   if (plan.stretches.size() == 1) r.reason += ", z = " + format_number(plan.stretches.front().z);
   r.reason += ", " + std::to_string(steps) + " steps";
   if (plan.stretches.size() > 1) r.reason += ", " + std::to_string(plan.stretches.size()) + " phases";

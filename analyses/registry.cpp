@@ -16,6 +16,7 @@
 #include "analyses/pdi.hpp"
 #include "analyses/ye_shokri_2022/derived_entries.hpp"
 #include "analyses/ye_shokri_2022/published_entries.hpp"
+#include "numerics/format_number.hpp"
 #include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
@@ -244,14 +245,14 @@ std::vector<Analysis> build_registry() {
       {"ganesh-lemma-i2", "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma I.2", P, "", true,
        langevin_paper(ganesh_lemma_i2)},
       {"composition-gaussian", "Mironov 2017 (arXiv:1702.07476) Prop. 1 and 7", P, "", true,
-       accountant(composition_gaussian)},
+       accountant(composition_gaussian), true, /*takes_changing_rates=*/true},
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "", true,
-       accountant(composition_sgm)},
+       accountant(composition_sgm), true, /*takes_changing_rates=*/true},
       {"composition-pld",
        "privacy loss distributions of the run's dominating pairs (Koskela, Jälkö & Honkela 2020, arXiv:1906.03049; "
        "Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko et al. 2022, "
        "arXiv:2207.04380), FFT composition, certified (docs/pld.md)",
-       P, "", false, profile_accountant(composition_pld)},
+       P, "", false, profile_accountant(composition_pld), true, /*takes_changing_rates=*/true},
       {"steinke-last-iterate",
        "Steinke et al. 2025 (arXiv:2410.06186), the last-iterate heuristic: the Binomial(T, q) mixture of Gaussians "
        "against a Gaussian, exact for linear losses",
@@ -335,8 +336,34 @@ const char* status_meaning(AnalysisStatus status) {
   return "";
 }
 
+namespace {
+
+/// The phase of a run that sets its own sampling rate, if one does.
+const Phase* phase_with_own_rate(const RunSpec& spec) {
+  for (const Phase& phase : spec.algorithm.phases)
+    if (phase.sampling_rate) return &phase;
+  return nullptr;
+}
+
+/// The gate of every entry that takes one rate (Analysis::takes_changing_rates false).
+std::vector<Analysis> with_rate_gates(std::vector<Analysis> entries) {
+  for (Analysis& a : entries) {
+    if (a.takes_changing_rates) continue;
+    a.assess = [inner = std::move(a.assess)](const AnalysisInput& in, std::span<const double> orders) {
+      if (const Phase* p = phase_with_own_rate(in.config.spec))
+        return refused("takes one sampling rate for the whole run; " + p->origin + " sets its own (" + p->origin +
+                       ".sampling_rate = " + format_number(*p->sampling_rate) +
+                       "): composition-gaussian, composition-sgm and composition-pld compose such runs phase by phase");
+      return inner(in, orders);
+    };
+  }
+  return entries;
+}
+
+}  // namespace
+
 const std::vector<Analysis>& analysis_registry() {
-  static const std::vector<Analysis> registry = build_registry();
+  static const std::vector<Analysis> registry = with_rate_gates(build_registry());
   return registry;
 }
 

@@ -224,6 +224,13 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
 
 PrivacyProgram build_noisy_sgd_program(const RunSpec& spec, std::optional<std::int64_t> release_position) {
   require_pdi_constants(spec);
+  // One b for every step (below): a phase with a rate of its own is accounted by the composition
+  // accountants of `compare`, not by this program.
+  for (const Phase& phase : spec.algorithm.phases)
+    if (phase.sampling_rate)
+      throw SpecError(phase.origin + ".sampling_rate", format_number(*phase.sampling_rate),
+                      "the PDI of noisy-sgd takes one sampling rate for the whole run; `rdpdyn compare` composes runs "
+                      "whose rate changes (composition-sgm, composition-pld)");
   // The full-batch program gives the LSI model's schedules and initial law; then each step's
   // source is replaced by the release (or nothing) of its batch.
   RunSpec full = spec;

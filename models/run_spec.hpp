@@ -26,7 +26,14 @@ struct Phase {
   double sigma = 0.0;
   std::optional<double> gamma;
   std::optional<double> sensitivity;  ///< S_g for these steps (default: AlgorithmSpec::sensitivity)
-  std::string origin = "algorithm";   ///< config table it came from, for messages
+  /// Poisson sampling: these steps' q, when a phase of [[algorithm.schedule]] sets its own
+  /// (default: AlgorithmSpec::sampling_rate). Only the accountants that compose phase by phase take
+  /// such a run (composition-gaussian, composition-sgm, composition-pld); the others refuse it.
+  std::optional<double> sampling_rate;
+  /// A run configured for accounting alone (sigma = 0): these steps' DP-SGD noise multiplier, when
+  /// the phase sets its own (default: AlgorithmSpec::noise_multiplier).
+  std::optional<double> noise_multiplier;
+  std::string origin = "algorithm";  ///< config table it came from, for messages
   /// For a phase expanded from values given per step, its first step k (else -1): messages then
   /// name the steps (steps_note), without a string kept per phase.
   std::int64_t first_step = -1;

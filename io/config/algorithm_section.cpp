@@ -110,7 +110,7 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   const bool sgd = kind == AlgorithmKind::NoisySgd;
   if (sgd)
     s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
-                  "batch_size", "sampling", "sampling_rate"});
+                  "batch_size", "sampling", "sampling_rate", "schedule"});
   else
     s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
                   "schedule"});
@@ -123,26 +123,12 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
     if (a.sampling == BatchSampling::Poisson) {
       // Each record independently with probability q at every step; the clipped sum is divided by
       // the expected batch size b = q n, a constant of the algorithm (as DP-SGD libraries do).
-      if (s.has("sampling_rate") && s.has("batch_size"))
-        throw SpecError(s.key("batch_size"), describe(s.at("batch_size")),
-                        "give sampling_rate or batch_size for sampling = \"poisson\", not both (q = batch_size / n)");
-      if (s.has("sampling_rate")) {
-        a.sampling_rate = s.number("sampling_rate");
-        if (!(a.sampling_rate > 0.0 && a.sampling_rate <= 1.0))
-          throw SpecError(s.key("sampling_rate"), format_number(a.sampling_rate),
-                          "must be in (0, 1] (the probability that a record is in a step's batch)");
-      } else if (s.has("batch_size")) {
-        const std::int64_t b = s.integer("batch_size");
-        if (b < 1 || static_cast<double>(b) > a.n)
-          throw SpecError(
-              s.key("batch_size"), std::to_string(b),
-              "must be in [1, n = " + format_number(a.n) + "] (the expected batch size; q = batch_size / n)");
-        a.sampling_rate = static_cast<double>(b) / a.n;
-      } else {
+      const std::optional<double> q = poisson_rate(s, a.n);
+      if (!q)
         throw SpecError(s.key("sampling_rate"), "missing",
                         "sampling = \"poisson\" needs sampling_rate (q), or batch_size (the expected batch size, q = "
                         "batch_size / n)");
-      }
+      a.sampling_rate = *q;
       batch = a.sampling_rate * a.n;
       a.batch_size = std::max<std::int64_t>(1, std::llround(batch));
     } else {
@@ -170,10 +156,22 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   std::int64_t scheduled = 0;
   if (s.has("schedule")) {
     check_list_size(s, "schedule", limits::kMaxPhases, "each phase is kept in the privacy program");
+    if (sgd && a.sampling != BatchSampling::Poisson)
+      throw SpecError(s.key("schedule"), "phases",
+                      "noisy-sgd takes [[algorithm.schedule]] phases with sampling = \"poisson\" only (fixed-size "
+                      "batches keep one batch size for their epochs)");
     for (const Section& p : s.tables("schedule")) {
-      p.allow_only({"steps", "eta", "sigma", "gamma", "sensitivity"});
       Phase phase;
       phase.origin = p.path();
+      if (sgd) {
+        phase.steps = non_negative_integer(p, "steps");
+        check_size(p.key("steps"), phase.steps, limits::kMaxSteps, kStepsWhy);
+        read_poisson_phase(p, a, adjacency, eta, sigma, phase);
+        scheduled += phase.steps;
+        a.phases.push_back(phase);
+        continue;
+      }
+      p.allow_only({"steps", "eta", "sigma", "gamma", "sensitivity"});
       phase.steps = non_negative_integer(p, "steps");
       check_size(p.key("steps"), phase.steps, limits::kMaxSteps, kStepsWhy);
       if (!p.has("eta") && !eta) throw SpecError(p.key("eta"), "missing", "give it here or as algorithm.eta");
@@ -197,10 +195,11 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   if (steps && *steps < scheduled)
     throw SpecError(s.key("steps"), std::to_string(*steps),
                     "must be >= the " + std::to_string(scheduled) + " steps of algorithm.schedule");
-  if (steps && a.noise_multiplier && !sigma && sgd) {
+  if (a.noise_multiplier && !sigma && sgd) {
     // Accounting alone: no C21 units (eta or S_g missing). eta = 0 and sigma = 0 mark them unknown;
     // the accountants use the noise multiplier, the PDI refuses (declares_eta/declares_sensitivity).
-    a.phases.push_back(Phase::of(*steps, eta.value_or(0.0), 0.0));
+    if (steps && (*steps > scheduled || a.phases.empty()))
+      a.phases.push_back(Phase::of(*steps - scheduled, eta.value_or(0.0), 0.0));
     return;
   }
   if (steps && (*steps > scheduled || a.phases.empty())) {  // the scalars cover the steps after the phases

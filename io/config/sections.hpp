@@ -27,6 +27,11 @@ bool has_per_step_values(const Section& s);
 /// Phases from values given per step (each step evaluated and checked; equal neighbours merged).
 void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjacency, double batch,
                             std::optional<std::int64_t> steps);
+/// The Poisson rate of a table: sampling_rate, or batch_size / n; nullopt when it gives neither.
+std::optional<double> poisson_rate(const Section& s, double n);
+/// A phase of a Poisson noisy-sgd run (its own rate, step size, S_g, noise), the run's values inherited.
+void read_poisson_phase(const Section& p, const AlgorithmSpec& a, Adjacency adjacency, std::optional<double> eta,
+                        std::optional<double> sigma, Phase& phase);
 /// [lsi] of every kind.
 void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm);
 /// [analysis]: gamma, engine, rtol, pld_accuracy, pld_grid.

@@ -1,0 +1,73 @@
+#include <optional>
+#include <string>
+
+#include "io/config/section_rules.hpp"
+#include "io/config/sections.hpp"
+#include "models/noise_units.hpp"
+#include "numerics/format_number.hpp"
+#include "numerics/spec_error.hpp"
+
+// Poisson-sampled noisy-sgd runs whose rate, expected batch size or noise changes along the run:
+// [[algorithm.schedule]] phases that set sampling_rate (or batch_size) and sigma (or
+// noise_multiplier) of their own (docs/config.md, "Rates that change along the run").
+namespace rdpdyn::config_reader {
+
+std::optional<double> poisson_rate(const Section& s, double n) {
+  if (s.has("sampling_rate") && s.has("batch_size"))
+    throw SpecError(s.key("batch_size"), describe(s.at("batch_size")),
+                    "give sampling_rate or batch_size for sampling = \"poisson\", not both (q = batch_size / n)");
+  if (s.has("sampling_rate")) {
+    const double q = s.number("sampling_rate");
+    if (!(q > 0.0 && q <= 1.0))
+      throw SpecError(s.key("sampling_rate"), format_number(q),
+                      "must be in (0, 1] (the probability that a record is in a step's batch)");
+    return q;
+  }
+  if (s.has("batch_size")) {
+    const std::int64_t b = s.integer("batch_size");
+    if (b < 1 || static_cast<double>(b) > n)
+      throw SpecError(s.key("batch_size"), std::to_string(b),
+                      "must be in [1, n = " + format_number(n) + "] (the expected batch size; q = batch_size / n)");
+    return static_cast<double>(b) / n;
+  }
+  return std::nullopt;
+}
+
+void read_poisson_phase(const Section& p, const AlgorithmSpec& a, Adjacency adjacency, std::optional<double> eta,
+                        std::optional<double> sigma, Phase& phase) {
+  p.allow_only({"steps", "eta", "sigma", "noise_multiplier", "sensitivity", "sampling_rate", "batch_size"});
+  if (p.has("sigma") && p.has("noise_multiplier"))
+    throw SpecError(p.key("sigma"), "given with noise_multiplier",
+                    "give the noise in one convention only (sigma or noise_multiplier)");
+  const std::optional<double> own_rate = poisson_rate(p, a.n);
+  const double q = own_rate.value_or(a.sampling_rate);
+  if (own_rate && *own_rate != a.sampling_rate) phase.sampling_rate = own_rate;
+  if (p.has("sensitivity")) phase.sensitivity = non_negative(p, "sensitivity");
+  const std::optional<double> phase_eta = p.has("eta") ? std::optional(positive(p, "eta")) : eta;
+  phase.eta = phase_eta.value_or(0.0);  // 0: undeclared (accounting alone)
+  if (p.has("sigma")) {
+    phase.sigma = positive(p, "sigma");
+    return;
+  }
+  // A DP-SGD multiplier, the phase's own or the run's, in C21 units with this phase's b = q n (the
+  // run's sigma was converted with the run's rate).
+  const std::optional<double> multiplier =
+      p.has("noise_multiplier") ? std::optional(positive(p, "noise_multiplier")) : a.noise_multiplier;
+  if (!multiplier) {
+    if (!sigma) throw SpecError(p.key("sigma"), "missing", "give it here or as algorithm.sigma");
+    phase.sigma = *sigma;
+    return;
+  }
+  const double S = phase.sensitivity.value_or(a.sensitivity);
+  if (!phase_eta || !a.declares_sensitivity) {  // accounting alone: the accountants take the multiplier
+    phase.sigma = 0.0;
+    phase.noise_multiplier = multiplier;
+    return;
+  }
+  const double batch = q * a.n;
+  phase.sigma = adjacency == Adjacency::Replace
+                    ? noise_units::c21_sigma_from_dpsgd_multiplier(*multiplier, *phase_eta, S, batch)
+                    : noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(*multiplier, *phase_eta, S, batch);
+}
+
+}  // namespace rdpdyn::config_reader
