@@ -23,6 +23,7 @@
 #include "apps/progress_line.hpp"
 #include "analyses/closed_form_curves.hpp"
 #include "apps/signals.hpp"
+#include "commands/accounting_run.hpp"
 #include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
 #include "commands/convergence_study.hpp"
@@ -32,6 +33,7 @@
 #include "io/calibration_output.hpp"
 #include "io/comparison_output.hpp"
 #include "io/config.hpp"
+#include "io/dp_event_json.hpp"
 #include "io/hdf5_output.hpp"
 #include "io/json_output.hpp"
 #include "models/configured_solve.hpp"
@@ -169,9 +171,34 @@ int run_convergence(const std::string& config_path, int grids, rdpdyn::PetscSess
   return 0;
 }
 
-int run_compare(const std::string& config_path, const std::string& output, bool json, bool quiet,
-                rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
+/// The run `compare` takes: a configuration file, or an opacus history or a DpEvent (JSON) read as one.
+rdpdyn::RunConfig compare_run(const std::string& config_path, const std::string& opacus_history,
+                              const std::string& dp_event, const std::vector<std::string>& sets) {
+  const int given = !config_path.empty() + !opacus_history.empty() + !dp_event.empty();
+  if (given != 1)
+    throw rdpdyn::SpecError("CONFIG", given == 0 ? "missing" : "given with --from-opacus or --from-dp-event",
+                            "give one of CONFIG, --from-opacus HISTORY.json, --from-dp-event EVENT.json");
+  if (!config_path.empty()) return rdpdyn::load_config(config_path, sets);
+  const bool opacus = !opacus_history.empty();
+  const std::string& path = opacus ? opacus_history : dp_event;
+  const nlohmann::json doc = rdpdyn::read_json_file(path, opacus ? "--from-opacus" : "--from-dp-event");
+  const rdpdyn::AccountingRun run =
+      opacus ? rdpdyn::accounting_run_from_opacus_history(doc) : rdpdyn::accounting_run_from_dp_event(doc);
+  const std::string source = (opacus ? "the opacus history " : "the DpEvent ") + path;
+  return rdpdyn::parse_config_text(rdpdyn::accounting_run_toml(run, source), path, sets);
+}
+
+int run_export_dp_event(const std::string& config_path, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
+  const rdpdyn::AccountingRun run = rdpdyn::accounting_run_of(config);
+  std::cout << rdpdyn::dp_event_json(run).dump(2) << std::endl;
+  std::fprintf(stderr, "rdpdyn: neighbouring relation %s (give it to the accountant: dp_accounting's %s)\n",
+               run.add_remove ? "add/remove" : "replace-one", run.add_remove ? "ADD_OR_REMOVE_ONE" : "REPLACE_ONE");
+  return 0;
+}
+
+int run_compare(const rdpdyn::RunConfig& config, const std::string& output, bool json, bool quiet,
+                rdpdyn::PetscSession& petsc) {
   check_output_directory(output);
   rdpdyn::require_memory_fits(run_memory(config, rdpdyn::RunCommand::Compare), rdpdyn::memory_budget());
   const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
@@ -292,10 +319,15 @@ int main(int argc, char** argv) {
         ->allow_extra_args(false);
   };
   add_set(solve);
-  std::string compare_config, compare_output;
+  std::string compare_config, compare_output, from_opacus, from_dp_event;
   bool compare_json = false;
   auto* compare = app.add_subcommand("compare", "Every analysis of the configured run side by side (docs/analyses.md)");
-  compare->add_option("config", compare_config, "Configuration file (TOML)")->required();
+  compare->add_option("config", compare_config, "Configuration file (TOML)");
+  compare->add_option("--from-opacus", from_opacus,
+                      "Instead of CONFIG: an opacus accountant history, JSON [[noise_multiplier, sample_rate, steps], "
+                      "...] (docs/config.md, \"Runs from other libraries\")");
+  compare->add_option("--from-dp-event", from_dp_event,
+                      "Instead of CONFIG: a dp_accounting DpEvent, its to_named_tuple() as JSON");
   compare->add_option("-o,--output", compare_output, "Write the comparison to this HDF5 file");
   compare->add_flag("--json", compare_json, "Print the comparison as one JSON object on stdout");
   compare->add_flag("--quiet", quiet, "No progress line on stderr");
@@ -319,6 +351,12 @@ int main(int argc, char** argv) {
   calibrate->add_flag("--json", calibrate_json, "Print the result as one JSON object");
   calibrate->footer(kFooter);
   add_set(calibrate);
+  std::string export_config;
+  auto* export_dp_event = app.add_subcommand(
+      "export-dp-event", "The run's mechanisms as a dp_accounting DpEvent (to_named_tuple() as JSON) on stdout");
+  export_dp_event->add_option("config", export_config, "Configuration file (TOML)")->required();
+  export_dp_event->footer(kFooter);
+  add_set(export_dp_event);
   std::string sweep_config, sweep_output;
   bool sweep_json = false;
   auto* sweep = app.add_subcommand("sweep", "Bound surfaces over the axes of the configuration's [sweep] table");
@@ -398,7 +436,10 @@ int main(int argc, char** argv) {
     else if (*sweep)
       code = run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
     else if (*compare)
-      code = run_compare(compare_config, compare_output, compare_json, quiet, petsc, sets);
+      code = run_compare(compare_run(compare_config, from_opacus, from_dp_event, sets), compare_output, compare_json,
+                         quiet, petsc);
+    else if (*export_dp_event)
+      code = run_export_dp_event(export_config, sets);
     else if (*calibrate) {
       calibration.target = calibrate_for == "steps"              ? rdpdyn::CalibrationTarget::Steps
                            : calibrate_for == "noise_multiplier" ? rdpdyn::CalibrationTarget::NoiseMultiplier

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "io/dp_event_json.hpp"
 #include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
 #include "commands/solve.hpp"
@@ -362,4 +363,19 @@ PYBIND11_MODULE(_rdpdyn, m) {
         py::arg("epsilon"), py::arg("delta"), py::arg("orders"));
   m.def("default_orders", &python::library_default_orders);
   m.def("analyses_json", &analysis_registry_json);
+  // The configuration text of an opacus history or a DpEvent given as JSON (io/dp_event_json.hpp).
+  m.def(
+      "accounting_run_toml",
+      [](const std::string& kind, const std::string& json_text) {
+        nlohmann::json doc;
+        try {
+          doc = nlohmann::json::parse(json_text);
+        } catch (const nlohmann::json::exception& e) {
+          throw SpecError(kind, "(JSON)", std::string("is not valid JSON: ") + e.what());
+        }
+        const bool opacus = kind == "opacus_history";
+        return accounting_run_toml(opacus ? accounting_run_from_opacus_history(doc) : accounting_run_from_dp_event(doc),
+                                   opacus ? "an opacus history (Python)" : "a DpEvent (Python)");
+      },
+      py::arg("kind"), py::arg("json_text"));
 }

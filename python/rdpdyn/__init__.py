@@ -205,8 +205,33 @@ def solve(config, **overrides):
     return Solution(_rdpdyn.solve(config, overrides))
 
 
-def compare(config, **overrides):
-    """Every registered analysis of the run side by side (`rdpdyn compare`); returns a Comparison."""
+def _plain(value):
+    """A DpEvent's named tuple (dp_accounting's to_named_tuple()) as plain dicts and lists."""
+    if hasattr(value, "to_named_tuple"):
+        value = value.to_named_tuple()
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def compare(config=None, *, opacus_history=None, dp_event=None, **overrides):
+    """Every registered analysis of the run side by side (`rdpdyn compare`); returns a Comparison.
+
+    Instead of `config`: `opacus_history`, an opacus accountant's history (a list of
+    (noise_multiplier, sample_rate, steps)), or `dp_event`, a dp_accounting DpEvent (or its
+    to_named_tuple(), or the same as dicts), as `rdpdyn compare --from-opacus / --from-dp-event`
+    (docs/config.md, "Runs from other libraries"); overrides apply to the run they give."""
+    given = [x is not None for x in (config, opacus_history, dp_event)]
+    if sum(given) != 1:
+        raise TypeError("give one of config, opacus_history, dp_event")
+    if opacus_history is not None:
+        config = _rdpdyn.accounting_run_toml("opacus_history", json.dumps([list(h) for h in opacus_history]))
+    elif dp_event is not None:
+        config = _rdpdyn.accounting_run_toml("dp_event", json.dumps(_plain(dp_event)))
     return Comparison(_rdpdyn.compare(config, overrides))
 
 

@@ -143,4 +143,36 @@ with tempfile.TemporaryDirectory() as tmp:
     check("calibrate --for sigma: exit 2 with the reason", r.returncode == 2 and "accounting alone" in r.stderr,
           (r.returncode, r.stderr))
 
+# The same run exported as a DpEvent and read back, and as an opacus history: the epsilons of the file.
+with tempfile.TemporaryDirectory() as tmp:
+    r = subprocess.run([RDPDYN, "export-dp-event", EXAMPLE], capture_output=True, text=True, timeout=600)
+    check("export-dp-event: exit 0, relation on stderr", r.returncode == 0 and "ADD_OR_REMOVE_ONE" in r.stderr,
+          r.stderr)
+    event = json.loads(r.stdout) if r.returncode == 0 else {}
+    check("export-dp-event: SelfComposed(PoissonSampled(0.01, Gaussian(1.1)), 10000)",
+          event.get("class_name") == "SelfComposedDpEvent" and event.get("count") == 10000
+          and event["event"]["sampling_probability"] == 0.01 and event["event"]["event"]["noise_multiplier"] == 1.1,
+          event)
+    event_path, history_path = os.path.join(tmp, "event.json"), os.path.join(tmp, "history.json")
+    with open(event_path, "w") as f:
+        json.dump(event, f)
+    with open(history_path, "w") as f:
+        json.dump([[1.1, 0.01, 10000]], f)
+    for option, path in (("--from-dp-event", event_path), ("--from-opacus", history_path)):
+        r = subprocess.run([RDPDYN, "compare", option, path, "--json", "--quiet", "--set", "orders.values=" +
+                            json.dumps(ORDERS)], capture_output=True, text=True, timeout=600)
+        check(f"compare {option}: exit 0", r.returncode == 0, r.stderr)
+        if r.returncode == 0:
+            b = {x["name"]: x for x in json.loads(r.stdout)["analyses"]}
+            for name in ("composition-sgm", "composition-pld"):
+                check(f"compare {option}: {name} epsilon as the file's", rel(b[name]["epsilon"], a[name]["epsilon"])
+                      <= 1e-12, (b[name]["epsilon"], a[name]["epsilon"]))
+    r = subprocess.run([RDPDYN, "compare", EXAMPLE, "--from-opacus", history_path], capture_output=True, text=True)
+    check("compare CONFIG --from-opacus: exit 2, one source", r.returncode == 2 and "give one of" in r.stderr, r.stderr)
+    with open(event_path, "w") as f:
+        json.dump({"class_name": "LaplaceDpEvent", "parameter": 1.0}, f)
+    r = subprocess.run([RDPDYN, "compare", "--from-dp-event", event_path], capture_output=True, text=True)
+    check("compare --from-dp-event LaplaceDpEvent: exit 2, named", r.returncode == 2 and "LaplaceDpEvent" in r.stderr,
+          r.stderr)
+
 finish()

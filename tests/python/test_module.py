@@ -200,6 +200,25 @@ def test_bad_run_same_message_on_every_path(assignments, message):
     assert str(from_keywords.value) == message
 
 
+def test_compare_from_opacus_history_and_dp_event_equal_the_file():
+    """The run of examples/dpsgd_accounting.toml as an opacus history and as a DpEvent (plain dicts,
+    dp_accounting's to_named_tuple() written out): the epsilons of the file (same orders)."""
+    orders = tomllib.loads((EXAMPLES / "dpsgd_accounting.toml").read_text())["orders"]["values"]
+    by_file = rdpdyn.compare(EXAMPLES / "dpsgd_accounting.toml")
+    gaussian = {"module_name": "dp_accounting.dp_event", "class_name": "GaussianDpEvent", "noise_multiplier": 1.1}
+    event = {"class_name": "SelfComposedDpEvent", "count": 10000,
+             "event": {"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.01, "event": gaussian}}
+    for result in (rdpdyn.compare(opacus_history=[(1.1, 0.01, 10000)], **{"orders.values": orders}),
+                   rdpdyn.compare(dp_event=event, **{"orders.values": orders})):
+        for name in ("composition-sgm", "composition-pld"):
+            assert result[name].epsilon == pytest.approx(by_file[name].epsilon, rel=1e-12)
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.compare(dp_event={"class_name": "LaplaceDpEvent", "parameter": 1.0})
+    assert e.value.key == "DpEvent.class_name"
+    with pytest.raises(TypeError):
+        rdpdyn.compare(EXAMPLES / "dpsgd_accounting.toml", opacus_history=[(1.1, 0.01, 1)])
+
+
 # ---- compare, calibrate, sweep -------------------------------------------------------------------
 
 @pytest.mark.parametrize("example", ["dpsgd_accounting.toml", "figure1_lambda1.toml", "figure2_tight.toml"])

@@ -1,0 +1,50 @@
+#include "commands/accounting_run.hpp"
+
+#include <cmath>
+#include <string>
+#include <variant>
+
+#include "analyses/composition.hpp"
+#include "models/noise_units.hpp"
+#include "models/privacy_model.hpp"
+#include "numerics/format_number.hpp"
+#include "numerics/spec_error.hpp"
+
+namespace rdpdyn {
+
+AccountingRun accounting_run_of(const RunConfig& config) {
+  const RunSpec& spec = config.spec;
+  const AlgorithmSpec& a = spec.algorithm;
+  const bool poisson = a.kind == AlgorithmKind::NoisySgd && a.sampling == BatchSampling::Poisson;
+  if (a.kind != AlgorithmKind::NoisyGd && !poisson)
+    throw SpecError(a.kind == AlgorithmKind::NoisySgd ? "algorithm.sampling" : "algorithm.kind",
+                    "\"" +
+                        (a.kind == AlgorithmKind::NoisySgd ? batch_sampling_name(a.sampling)
+                                                           : name_of(kAlgorithmKindNames, a.kind)) +
+                        "\"",
+                    "a DpEvent of this tool holds Poisson-sampled (sampling = \"poisson\") or full-batch (noisy-gd) "
+                    "Gaussian steps");
+  if (!spec.events.empty())
+    throw SpecError(spec.events.front().origin + ".kind", "an event",
+                    "events are not exported (a DpEvent of this tool holds the run's steps only)");
+  if (!std::holds_alternative<ZeroCurve>(spec.initial))
+    throw SpecError("initial.kind", "a curve", "an initial divergence has no DpEvent");
+  const TrainingRun run = training_run_of(spec);
+  const auto planned = composition_plan(spec, run);
+  if (const auto* why = std::get_if<std::string>(&planned)) throw SpecError("algorithm", "the run", *why);
+  AccountingRun out;
+  out.add_remove = spec.adjacency == Adjacency::AddRemove;
+  // The plan's effective multiplier z = s / Delta is m / (clipped-sum sensitivity in clips):
+  // m = z under add/remove, 2 z under replace (models/noise_units.hpp).
+  const double clips = noise_units::clipped_sum_sensitivity_in_clips(out.add_remove);
+  for (const CompositionStretch& s : std::get<CompositionPlan>(planned).stretches) {
+    if (s.steps == 0) continue;
+    if (std::isinf(s.z))
+      throw SpecError("algorithm.schedule", "a phase with sensitivity = 0",
+                      "a DpEvent has no step that ignores the record; leave the phase out");
+    out.phases.push_back({poisson ? s.q : 1.0, s.z * clips, s.steps});
+  }
+  return out;
+}
+
+}  // namespace rdpdyn

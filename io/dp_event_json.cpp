@@ -1,0 +1,190 @@
+#include "io/dp_event_json.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "models/size_limits.hpp"
+#include "numerics/format_number.hpp"
+#include "numerics/spec_error.hpp"
+
+namespace rdpdyn {
+namespace {
+
+constexpr const char* kModule = "dp_accounting.dp_event";
+constexpr const char* kSupported =
+    "supported: GaussianDpEvent, PoissonSampledDpEvent of a GaussianDpEvent, SelfComposedDpEvent, ComposedDpEvent, "
+    "NoOpDpEvent";
+
+double number_at(const nlohmann::json& j, const std::string& key, const std::string& where) {
+  if (!j.contains(key) || !j.at(key).is_number())
+    throw SpecError(where + "." + key, j.contains(key) ? j.at(key).dump() : "missing", "must be a number");
+  return j.at(key).get<double>();
+}
+
+void append(std::vector<AccountingPhase>& phases, const AccountingPhase& p) {
+  if (p.steps == 0) return;
+  if (!phases.empty() && phases.back().sampling_rate == p.sampling_rate &&
+      phases.back().noise_multiplier == p.noise_multiplier)
+    phases.back().steps += p.steps;
+  else
+    phases.push_back(p);
+  if (static_cast<std::int64_t>(phases.size()) > limits::kMaxPhases)
+    throw SpecError("DpEvent", std::to_string(phases.size()) + " phases",
+                    "must have <= " + std::to_string(limits::kMaxPhases) + " phases (docs/config.md, Limits)");
+}
+
+std::vector<AccountingPhase> phases_of(const nlohmann::json& e, const std::string& where) {
+  if (!e.is_object() || !e.contains("class_name") || !e.at("class_name").is_string())
+    throw SpecError(where, e.is_object() ? "an object without class_name" : e.dump().substr(0, 60),
+                    "must be a DpEvent: an object with class_name (dp_accounting's to_named_tuple() as JSON)");
+  const std::string cls = e.at("class_name").get<std::string>();
+  std::vector<AccountingPhase> out;
+  if (cls == "NoOpDpEvent") return out;
+  if (cls == "GaussianDpEvent") {
+    const double m = number_at(e, "noise_multiplier", where);
+    if (!(m > 0.0) || !std::isfinite(m))
+      throw SpecError(where + ".noise_multiplier", format_number(m), "must be a finite number > 0");
+    append(out, {1.0, m, 1});
+    return out;
+  }
+  if (cls == "PoissonSampledDpEvent") {
+    const double q = number_at(e, "sampling_probability", where);
+    if (!(q > 0.0 && q <= 1.0)) throw SpecError(where + ".sampling_probability", format_number(q), "must be in (0, 1]");
+    // One sample for the inner event: only a single Gaussian step is a sampled DP-SGD step.
+    const std::vector<AccountingPhase> inner = phases_of(e.at("event"), where + ".event");
+    const bool one_gaussian = inner.size() == 1 && inner.front().steps == 1 && inner.front().sampling_rate == 1.0;
+    if (!one_gaussian || e.at("event").at("class_name") != "GaussianDpEvent")
+      throw SpecError(where + ".event.class_name", e.at("event").value("class_name", std::string("?")),
+                      "a PoissonSampledDpEvent is read around one GaussianDpEvent (a DP-SGD step)");
+    append(out, {q, inner.front().noise_multiplier, 1});
+    return out;
+  }
+  if (cls == "SelfComposedDpEvent") {
+    if (!e.contains("count") || !e.at("count").is_number_integer() || e.at("count").get<std::int64_t>() < 0)
+      throw SpecError(where + ".count", e.contains("count") ? e.at("count").dump() : "missing",
+                      "must be an integer >= 0");
+    const std::int64_t count = e.at("count").get<std::int64_t>();
+    const std::vector<AccountingPhase> inner = phases_of(e.at("event"), where + ".event");
+    if (inner.size() == 1) {
+      if (count > limits::kMaxSteps / std::max<std::int64_t>(1, inner.front().steps))
+        throw SpecError(where + ".count", std::to_string(count), "gives more than 2^40 steps (docs/config.md, Limits)");
+      append(out, {inner.front().sampling_rate, inner.front().noise_multiplier, inner.front().steps * count});
+      return out;
+    }
+    for (std::int64_t i = 0; i < count; ++i)
+      for (const auto& p : inner) append(out, p);
+    return out;
+  }
+  if (cls == "ComposedDpEvent") {
+    if (!e.contains("events") || !e.at("events").is_array())
+      throw SpecError(where + ".events", "missing", "must be an array of DpEvents");
+    for (std::size_t i = 0; i < e.at("events").size(); ++i)
+      for (const auto& p : phases_of(e.at("events")[i], where + ".events[" + std::to_string(i) + "]")) append(out, p);
+    return out;
+  }
+  throw SpecError(where + ".class_name", "\"" + cls + "\"", std::string("is not supported; ") + kSupported);
+}
+
+std::string toml_float(double x) {
+  std::string s = format_number(x);
+  if (s.find_first_of(".eEni") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+AccountingRun accounting_run_from_dp_event(const nlohmann::json& event) {
+  AccountingRun run;
+  run.phases = phases_of(event, "DpEvent");
+  if (run.phases.empty()) throw SpecError("DpEvent", "no Gaussian step", "has nothing to account for");
+  return run;
+}
+
+AccountingRun accounting_run_from_opacus_history(const nlohmann::json& history) {
+  if (!history.is_array() || history.empty())
+    throw SpecError("history", history.dump().substr(0, 60),
+                    "must be a non-empty array of [noise_multiplier, sample_rate, steps] (opacus accountant.history)");
+  AccountingRun run;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const auto& h = history[i];
+    const std::string where = "history[" + std::to_string(i) + "]";
+    if (!h.is_array() || h.size() != 3 || !h[0].is_number() || !h[1].is_number() || !h[2].is_number_integer())
+      throw SpecError(where, h.dump().substr(0, 60), "must be [noise_multiplier, sample_rate, steps]");
+    const double m = h[0].get<double>(), q = h[1].get<double>();
+    const auto steps = h[2].get<std::int64_t>();
+    if (!(m > 0.0) || !std::isfinite(m))
+      throw SpecError(where + "[0]", format_number(m), "must be a finite number > 0");
+    if (!(q > 0.0 && q <= 1.0)) throw SpecError(where + "[1]", format_number(q), "must be in (0, 1]");
+    if (steps < 0) throw SpecError(where + "[2]", std::to_string(steps), "must be >= 0");
+    append(run.phases, {q, m, steps});
+  }
+  if (run.phases.empty()) throw SpecError("history", "no steps", "has nothing to account for");
+  return run;
+}
+
+std::string accounting_run_toml(const AccountingRun& run, const std::string& source) {
+  std::string orders;
+  for (int x = 1; x < 100; ++x) orders += toml_float(1.0 + x / 10.0) + ", ";  // opacus' DEFAULT_ALPHAS
+  for (int a = 12; a < 64; ++a) orders += toml_float(a) + (a < 63 ? ", " : "");
+  const AccountingPhase& first = run.phases.front();
+  std::string text = "# The run of " + source +
+                     ", as rdpdyn reads it (compare --from-opacus / --from-dp-event).\n"
+                     "[orders]\nvalues = [" +
+                     orders +
+                     "]\n\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\n"
+                     "# n is not part of the source: Poisson accounting of add/remove neighbours does not read it.\n"
+                     "n = 1000000\nsampling_rate = " +
+                     toml_float(first.sampling_rate) + "\nnoise_multiplier = " + toml_float(first.noise_multiplier) +
+                     "\n";
+  if (run.phases.size() == 1) {
+    text += "steps = " + std::to_string(first.steps) + "\n";
+  } else {
+    for (const auto& p : run.phases)
+      text += "\n[[algorithm.schedule]]\nsteps = " + std::to_string(p.steps) +
+              "\nsampling_rate = " + toml_float(p.sampling_rate) +
+              "\nnoise_multiplier = " + toml_float(p.noise_multiplier) + "\n";
+  }
+  text += std::string("\n[domain]\nadjacency = \"") + (run.add_remove ? "add-remove" : "replace") +
+          "\"\n\n[report]\ndelta = 1e-5\n";
+  return text;
+}
+
+nlohmann::json dp_event_json(const AccountingRun& run) {
+  const auto event = [](const std::string& cls) {
+    return nlohmann::json{{"module_name", kModule}, {"class_name", cls}};
+  };
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& p : run.phases) {
+    nlohmann::json step = event("GaussianDpEvent");
+    step["noise_multiplier"] = p.noise_multiplier;
+    if (p.sampling_rate < 1.0) {
+      nlohmann::json sampled = event("PoissonSampledDpEvent");
+      sampled["sampling_probability"] = p.sampling_rate;
+      sampled["event"] = step;
+      step = sampled;
+    }
+    nlohmann::json composed = event("SelfComposedDpEvent");
+    composed["event"] = step;
+    composed["count"] = p.steps;
+    events.push_back(composed);
+  }
+  if (events.size() == 1) return events.front();
+  nlohmann::json all = event("ComposedDpEvent");
+  all["events"] = events;
+  return all;
+}
+
+nlohmann::json read_json_file(const std::string& path, const std::string& option) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SpecError(option, "\"" + path + "\"", "cannot be opened for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw SpecError(option, "\"" + path + "\"", std::string("is not valid JSON: ") + e.what());
+  }
+}
+
+}  // namespace rdpdyn

@@ -1,0 +1,146 @@
+// Runs from and to the other libraries (docs/config.md, "Runs from other libraries"): an opacus
+// history and a dp_accounting DpEvent of each supported kind give the epsilons of the equivalent
+// TOML run; unsupported events are refused by name; export-dp-event round-trips.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "commands/accounting_run.hpp"
+#include "commands/compare.hpp"
+#include "io/config.hpp"
+#include "io/dp_event_json.hpp"
+#include "numerics/spec_error.hpp"
+#include "solver/engine_registry.hpp"
+
+using namespace rdpdyn;
+
+namespace {
+
+std::map<std::string, double> epsilons(const RunConfig& config) {
+  std::map<std::string, double> out;
+  for (const auto& e : run_comparison(config, engine_registry(MPI_COMM_SELF)).entries)
+    if (e.result.applies) out[e.result.name] = e.epsilon;
+  return out;
+}
+
+std::map<std::string, double> epsilons_of_event(const nlohmann::json& event) {
+  return epsilons(parse_config_text(accounting_run_toml(accounting_run_from_dp_event(event), "a test"), "<event>"));
+}
+
+nlohmann::json gaussian(double m) {
+  return {{"module_name", "dp_accounting.dp_event"}, {"class_name", "GaussianDpEvent"}, {"noise_multiplier", m}};
+}
+nlohmann::json poisson(double q, nlohmann::json inner) {
+  return {{"class_name", "PoissonSampledDpEvent"}, {"sampling_probability", q}, {"event", std::move(inner)}};
+}
+nlohmann::json self_composed(nlohmann::json inner, std::int64_t count) {
+  return {{"class_name", "SelfComposedDpEvent"}, {"event", std::move(inner)}, {"count", count}};
+}
+
+// examples/dpsgd_accounting.toml's run with opacus' default orders: q = 0.01, z = 1.1, 10^4 steps, add/remove.
+std::string dpsgd_text(const std::string& steps_lines) {
+  std::string orders;
+  for (int x = 1; x < 100; ++x) orders += std::to_string(1.0 + x / 10.0) + ", ";
+  for (int a = 12; a < 64; ++a) orders += std::to_string(a) + (a < 63 ? ", " : "");
+  return "[orders]\nvalues = [" + orders + "]\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\nn = 60000\n" +
+         steps_lines + "[domain]\nadjacency = \"add-remove\"\n[report]\ndelta = 1e-5\n";
+}
+
+}  // namespace
+
+TEST_CASE("A DpEvent of each supported kind gives the epsilons of the same TOML run", "[dp-event]") {
+  const auto toml = epsilons(
+      parse_config_text(dpsgd_text("sampling_rate = 0.01\nnoise_multiplier = 1.1\nsteps = 10000\n"), "<toml>"));
+  // SelfComposed(PoissonSampled(Gaussian)).
+  const auto self = epsilons_of_event(self_composed(poisson(0.01, gaussian(1.1)), 10000));
+  // Composed of two self-composed halves: the same run.
+  const auto halves = epsilons_of_event({{"class_name", "ComposedDpEvent"},
+                                         {"events",
+                                          {self_composed(poisson(0.01, gaussian(1.1)), 4000),
+                                           {{"class_name", "NoOpDpEvent"}},
+                                           self_composed(poisson(0.01, gaussian(1.1)), 6000)}}});
+  for (const char* name : {"composition-sgm", "composition-pld", "composition-gaussian"}) {
+    INFO(name);
+    REQUIRE(toml.count(name));
+    CHECK(self.at(name) == Approx(toml.at(name)).epsilon(1e-12));
+    CHECK(halves.at(name) == Approx(toml.at(name)).epsilon(1e-12));
+  }
+  // dp_accounting b5b0286 (0.6.0), PLDAccountant(value_discretization_interval = 1e-4) on this event
+  // (ADD_OR_REMOVE_ONE): get_epsilon(1e-5) = 5.192620123006306 (run here with Debian's numpy/scipy).
+  CHECK(self.at("composition-pld") == Approx(5.192620123006306).epsilon(5e-3));
+  // Gaussian steps alone (q = 1): ten of multiplier 2 compose to mu = sqrt(10) / 2, whose exact GDP
+  // profile composition-pld reports; the TOML run with sampling_rate = 1 is the same.
+  const auto plain = epsilons_of_event(self_composed(gaussian(2.0), 10));
+  const auto plain_toml =
+      epsilons(parse_config_text(dpsgd_text("sampling_rate = 1.0\nnoise_multiplier = 2.0\nsteps = 10\n"), "<toml>"));
+  CHECK(plain.at("composition-pld") == Approx(plain_toml.at("composition-pld")).epsilon(1e-12));
+  CHECK(plain.at("composition-gaussian") == Approx(plain_toml.at("composition-gaussian")).epsilon(1e-12));
+}
+
+TEST_CASE("An opacus history gives the epsilons of the same TOML run", "[dp-event]") {
+  const auto history = epsilons(parse_config_text(
+      accounting_run_toml(accounting_run_from_opacus_history(nlohmann::json::parse("[[1.1, 0.01, 4000], [1.1, 0.01, "
+                                                                                   "6000]]")),
+                          "a test"),
+      "<history>"));
+  const auto toml = epsilons(
+      parse_config_text(dpsgd_text("sampling_rate = 0.01\nnoise_multiplier = 1.1\nsteps = 10000\n"), "<toml>"));
+  for (const char* name : {"composition-sgm", "composition-pld", "gdp-composition"}) {
+    INFO(name);
+    CHECK(history.at(name) == Approx(toml.at(name)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("Unsupported DpEvents and histories are refused by name", "[dp-event]") {
+  const auto key_of = [](const auto& f) {
+    try {
+      f();
+    } catch (const SpecError& e) {
+      return e.key() + " | " + e.value();
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(key_of([] {
+          accounting_run_from_dp_event({{"class_name", "LaplaceDpEvent"}, {"parameter", 1.0}});
+        }) == "DpEvent.class_name | \"LaplaceDpEvent\"");
+  CHECK(key_of([] {
+          accounting_run_from_dp_event(self_composed({{"class_name", "SampledWithoutReplacementDpEvent"},
+                                                      {"source_dataset_size", 100},
+                                                      {"sample_size", 10},
+                                                      {"event", gaussian(1.0)}},
+                                                     5));
+        }) == "DpEvent.event.class_name | \"SampledWithoutReplacementDpEvent\"");
+  // One Poisson sample for several Gaussian queries is not a DP-SGD step.
+  CHECK(key_of([] { accounting_run_from_dp_event(poisson(0.1, self_composed(gaussian(1.0), 3))); }) ==
+        "DpEvent.event.class_name | SelfComposedDpEvent");
+  CHECK(key_of([] { accounting_run_from_opacus_history(nlohmann::json::parse("[[1.1, 1.5, 10]]")); }) ==
+        "history[0][1] | 1.5");
+}
+
+TEST_CASE("export-dp-event: the run's phases as a DpEvent, and back", "[dp-event]") {
+  const RunConfig doubling = parse_config_text(
+      dpsgd_text("batch_size = 600\nnoise_multiplier = 1.1\n[[algorithm.schedule]]\nsteps = 500\n[[algorithm."
+                 "schedule]]\nsteps = 500\nbatch_size = 1200\n"),
+      "<toml>");
+  const AccountingRun run = accounting_run_of(doubling);
+  REQUIRE(run.phases.size() == 2);
+  CHECK(run.phases[0].sampling_rate == 0.01);
+  CHECK(run.phases[1].sampling_rate == 0.02);
+  CHECK(run.phases[1].noise_multiplier == Approx(1.1).epsilon(1e-15));
+  const nlohmann::json event = dp_event_json(run);
+  CHECK(event.at("class_name") == "ComposedDpEvent");
+  CHECK(event.at("events")[1].at("event").at("sampling_probability") == 0.02);
+  const auto back = epsilons_of_event(event);
+  const auto direct = epsilons(doubling);
+  CHECK(back.at("composition-pld") == Approx(direct.at("composition-pld")).epsilon(1e-9));
+  CHECK(back.at("composition-sgm") == Approx(direct.at("composition-sgm")).epsilon(1e-9));
+  // What the form cannot hold is refused by key.
+  const RunConfig shuffled =
+      parse_config_text(dpsgd_text("sampling = \"shuffle\"\nbatch_size = 600\nnoise_multiplier = 1.1\nsteps = 100\n")
+                            .replace(dpsgd_text("").find("sampling = \"poisson\"\n"), 21, ""),
+                        "<toml>");
+  CHECK_THROWS_AS(accounting_run_of(shuffled), SpecError);
+}
