@@ -261,6 +261,11 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
   };
 
   if (!a.steps_derivation.empty()) p.derived.push_back(a.steps_derivation);
+  if (a.dropped_records > 0)
+    p.derived.push_back("algorithm.n = " + format_number(a.n) + " (drop_last: " + format_number(a.n) + " + " +
+                        std::to_string(a.dropped_records) +
+                        " records, the last partial batch of each epoch dropped; the run on the records the epochs "
+                        "use bounds every record)");
   if (a.kind == AlgorithmKind::Pdi)  // a coefficient-level run states S_v itself, possibly as S_v(t)
     declared("algorithm.sensitivity",
              a.coefficients.sensitivity.f ? "\"" + a.coefficients.sensitivity.description + "\""

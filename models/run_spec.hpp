@@ -108,6 +108,9 @@ struct AlgorithmSpec {
   /// How the steps were derived when the configuration gave `epochs` ("algorithm.steps = 19532
   /// (epochs x 1 / sampling_rate = ...)"), for the outputs' derived constants; else empty.
   std::string steps_derivation;
+  /// drop_last: the records each epoch leaves out (n mod b); `n` is then b floor(n/b), the records
+  /// the epochs use (docs/config.md, "drop_last").
+  std::int64_t dropped_records = 0;
 };
 
 enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function, ExactQuadratic };

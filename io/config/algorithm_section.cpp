@@ -110,7 +110,7 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   const bool sgd = kind == AlgorithmKind::NoisySgd;
   if (sgd)
     s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
-                  "batch_size", "sampling", "sampling_rate", "schedule"});
+                  "batch_size", "sampling", "sampling_rate", "schedule", "drop_last"});
   else
     s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
                   "schedule"});
@@ -123,6 +123,9 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
     if (a.sampling == BatchSampling::Poisson) {
       // Each record independently with probability q at every step; the clipped sum is divided by
       // the expected batch size b = q n, a constant of the algorithm (as DP-SGD libraries do).
+      if (s.has("drop_last"))
+        throw SpecError(s.key("drop_last"), describe(s.at("drop_last")),
+                        "is used only with batches formed per epoch (partition, shuffle-once, shuffle)");
       const std::optional<double> q = poisson_rate(s, a.n);
       if (!q)
         throw SpecError(s.key("sampling_rate"), "missing",
@@ -137,9 +140,23 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
                         "is used only with sampling = \"poisson\" (fixed-size batches take batch_size)");
       a.batch_size = s.integer("batch_size");
       const auto n_int = static_cast<std::int64_t>(a.n);
-      if (a.batch_size < 1 || a.batch_size > n_int || static_cast<double>(n_int) != a.n || n_int % a.batch_size != 0)
+      const bool epochs_of_batches = a.sampling != BatchSampling::PerStep;
+      const bool drop_last = s.has("drop_last") && boolean(s, "drop_last");
+      if (drop_last && !epochs_of_batches)
+        throw SpecError(s.key("drop_last"), "true",
+                        "is used only with batches formed per epoch (partition, shuffle-once, shuffle)");
+      if (a.batch_size < 1 || a.batch_size > n_int || static_cast<double>(n_int) != a.n ||
+          (n_int % a.batch_size != 0 && !drop_last))
         throw SpecError(s.key("batch_size"), std::to_string(a.batch_size),
-                        "must divide n = " + format_number(a.n) + " (n/b batches per epoch, Ye & Shokri 2022 Alg. 1)");
+                        "must divide n = " + format_number(a.n) +
+                            " (n/b batches per epoch, Ye & Shokri 2022 Alg. 1); or set drop_last = true if the "
+                            "loader drops each epoch's last partial batch");
+      if (drop_last && n_int % a.batch_size != 0) {
+        // The records an epoch leaves out take no step with the data in that epoch: every record is
+        // bounded by the run on the b floor(n/b) records used (docs/config.md, "drop_last").
+        a.dropped_records = n_int % a.batch_size;
+        a.n = static_cast<double>(n_int - a.dropped_records);
+      }
       batch = static_cast<double>(a.batch_size);
     }
   } else {

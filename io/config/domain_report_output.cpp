@@ -9,16 +9,6 @@
 #include "numerics/spec_error.hpp"
 
 namespace rdpdyn::config_reader {
-namespace {
-
-bool boolean(const Section& s, const std::string& k) {
-  const auto& v = s.at(k);
-  if (!v.is_boolean()) throw SpecError(s.key(k), describe(v), "must be true or false");
-  return v.as_boolean();
-}
-
-}  // namespace
-
 void parse_domain(const Section& d, RunSpec& spec) {
   d.allow_only({"diameter", "adjacency", "lipschitz_loss"});
   if (d.has("lipschitz_loss")) spec.gradients_norm_bounded = boolean(d, "lipschitz_loss");

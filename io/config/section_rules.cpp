@@ -23,6 +23,11 @@ std::int64_t non_negative_integer(const Section& s, const std::string& k) {
   if (x < 0) throw SpecError(s.key(k), std::to_string(x), "must be >= 0");
   return x;
 }
+bool boolean(const Section& s, const std::string& k) {
+  const auto& v = s.at(k);
+  if (!v.is_boolean()) throw SpecError(s.key(k), describe(v), "must be true or false");
+  return v.as_boolean();
+}
 std::string one_of(const Section& s, const std::string& k, const std::set<std::string>& options,
                    const std::string& fallback) {
   if (!s.has(k) && !fallback.empty()) return fallback;

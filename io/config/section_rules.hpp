@@ -18,6 +18,7 @@ namespace rdpdyn::config_reader {
 double positive(const Section& s, const std::string& k);
 double non_negative(const Section& s, const std::string& k);
 std::int64_t non_negative_integer(const Section& s, const std::string& k);
+bool boolean(const Section& s, const std::string& k);
 /// The string at `k`, one of `options` (`fallback` when absent and not empty).
 std::string one_of(const Section& s, const std::string& k, const std::set<std::string>& options,
                    const std::string& fallback = "");

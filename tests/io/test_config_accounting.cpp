@@ -200,3 +200,35 @@ TEST_CASE("epochs: refused with steps, when not positive, and beyond the step li
                    "must give <= 1099511627776 (2^40)",
                    0) == 0);
 }
+
+// ---- drop_last (docs/config.md, "drop_last") ----------------------------------------------------
+
+TEST_CASE("drop_last: batches of b from n not divisible by b, the run on the b floor(n/b) records used",
+          "[config][drop-last]") {
+  // The issue's CIFAR-10 run with shuffled fixed-size batches: 50,000 examples, batch 256, 100 epochs:
+  // 195 batches an epoch (the last 80 records of each epoch's order dropped), 19500 steps.
+  const std::string shuffled = with(with(with(with(kAccounting, "sampling =", "sampling = \"shuffle\""),
+                                              "sampling_rate", "batch_size = 256\ndrop_last = true"),
+                                         "steps", "epochs = 100"),
+                                    "n =", "n = 50000");
+  const RunConfig c = parse_config_text(shuffled, "<test>");
+  CHECK(c.spec.algorithm.n == 49920.0);
+  CHECK(c.spec.algorithm.dropped_records == 80);
+  CHECK(c.spec.total_steps() == 19500);
+  // Without drop_last the partial batch is refused, naming the key that allows it.
+  try {
+    parse_config_text(with(shuffled, "drop_last", "drop_last = false"), "<test>");
+    FAIL("accepted");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "algorithm.batch_size");
+    CHECK(std::string(e.what()).find("drop_last = true") != std::string::npos);
+  }
+  // A divisible run is unchanged by drop_last.
+  const RunConfig whole = parse_config_text(with(shuffled, "n =", "n = 51200"), "<test>");
+  CHECK(whole.spec.algorithm.n == 51200.0);
+  CHECK(whole.spec.algorithm.dropped_records == 0);
+  // Poisson and per-step batches have no epochs to drop from.
+  CHECK_THROWS_AS(
+      parse_config_text(with(kAccounting, "noise_multiplier", "noise_multiplier = 1.1\ndrop_last = true"), "<test>"),
+      SpecError);
+}
