@@ -70,6 +70,14 @@ void validate(const RunConfig& config, const CalibrationRequest& r) {
     throw SpecError("--epsilon", format_number(r.epsilon), "must be a finite number > 0");
   if (!(r.delta > 0.0 && r.delta < 1.0)) throw SpecError("--delta", format_number(r.delta), "must be in (0, 1)");
   const AlgorithmSpec& a = config.spec.algorithm;
+  // A candidate scales one noise level and one rate (candidate() below); phases that set their own
+  // rate or multiplier would keep them, and the calibrated value would not be the run's.
+  for (const Phase& p : a.phases)
+    if (p.sampling_rate || p.noise_multiplier)
+      throw SpecError(p.origin + (p.sampling_rate ? ".sampling_rate" : ".noise_multiplier"),
+                      format_number(p.sampling_rate ? *p.sampling_rate : *p.noise_multiplier),
+                      "calibrate searches one noise level for a run of one rate; this phase sets its own (use "
+                      "`rdpdyn compare` on candidate runs)");
   if (a.kind == AlgorithmKind::Pdi)
     throw SpecError("algorithm.kind", "\"pdi\"",
                     "calibrate needs a training run (noisy-gd, noisy-sgd or langevin); a coefficient-level "

@@ -44,11 +44,15 @@ std::optional<double> c21_sigma(const Section& s, std::optional<double> eta, Alg
 /// The number of steps: `steps`, or `epochs` passes over the data (docs/config.md, "Epochs"): n / b
 /// steps an epoch for fixed-size batches (b dividing n), 1/q for Poisson sampling (b = q n the
 /// expected batch size), 1 for full batches. epochs x (n / b) is rounded to the nearest integer when
-/// within 1e-9 of it (a decimal q such as 0.01 is not exact in binary), else up: a count that is
-/// not whole is one more step, never one less. The derivation is kept for the outputs.
+/// within 1e-9 relative and 1e-6 absolute of it (a decimal q such as 0.01 is not exact in binary), else up: a count
+/// that is not whole is one more step, never one less. The derivation is kept for the outputs.
 std::optional<std::int64_t> read_steps(const Section& s, AlgorithmSpec& a, double batch) {
   if (s.has("epochs")) {
     if (s.has("steps")) throw SpecError(s.key("epochs"), describe(s.at("epochs")), "give steps or epochs, not both");
+    if (a.kind == AlgorithmKind::NoisySgd && s.has("schedule"))
+      throw SpecError(s.key("epochs"), describe(s.at("epochs")),
+                      "with [[algorithm.schedule]] phases (whose rates may differ) give steps: an epoch's steps "
+                      "depend on the rate");
     const double epochs = positive(s, "epochs");
     const double per_epoch = a.n / batch;
     const double exact = epochs * per_epoch;
@@ -57,7 +61,8 @@ std::optional<std::int64_t> read_steps(const Section& s, AlgorithmSpec& a, doubl
                       "gives " + format_number(exact) + " steps; must give <= " + limit_text(limits::kMaxSteps) + ": " +
                           kStepsWhy + " (docs/config.md, Limits)");
     const double nearest = std::nearbyint(exact);
-    const bool whole = std::abs(exact - nearest) <= 1e-9 * std::max(1.0, exact);
+    // Within 1e-9 relative and 1e-6 absolute: never half a step, so a count is never rounded down by one.
+    const bool whole = std::abs(exact - nearest) <= std::min(1e-9 * std::max(1.0, exact), 1e-6);
     const auto steps = static_cast<std::int64_t>(whole ? nearest : std::ceil(exact));
     const std::string per = a.sampling == BatchSampling::Poisson ? "1 / sampling_rate"
                             : a.kind == AlgorithmKind::NoisySgd  ? "n / batch_size"
@@ -123,7 +128,7 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
     if (a.sampling == BatchSampling::Poisson) {
       // Each record independently with probability q at every step; the clipped sum is divided by
       // the expected batch size b = q n, a constant of the algorithm (as DP-SGD libraries do).
-      if (s.has("drop_last"))
+      if (s.has("drop_last") && boolean(s, "drop_last"))
         throw SpecError(s.key("drop_last"), describe(s.at("drop_last")),
                         "is used only with batches formed per epoch (partition, shuffle-once, shuffle)");
       const std::optional<double> q = poisson_rate(s, a.n);
@@ -151,6 +156,10 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
                         "must divide n = " + format_number(a.n) +
                             " (n/b batches per epoch, Ye & Shokri 2022 Alg. 1); or set drop_last = true if the "
                             "loader drops each epoch's last partial batch");
+      if (drop_last && n_int % a.batch_size != 0 && n_int / a.batch_size < 2)
+        throw SpecError(s.key("batch_size"), std::to_string(a.batch_size),
+                        "with drop_last needs at least two batches an epoch (b <= n/2 = " + std::to_string(n_int / 2) +
+                            "): one batch an epoch would be analysed as a full batch of records that change");
       if (drop_last && n_int % a.batch_size != 0) {
         // The records an epoch leaves out take no step with the data in that epoch: every record is
         // bounded by the run on the b floor(n/b) records used (docs/config.md, "drop_last").

@@ -61,7 +61,7 @@ void read_poisson_phase(const Section& p, const AlgorithmSpec& a, Adjacency adja
   const double S = phase.sensitivity.value_or(a.sensitivity);
   if (!phase_eta || !a.declares_sensitivity) {  // accounting alone: the accountants take the multiplier
     phase.sigma = 0.0;
-    phase.noise_multiplier = multiplier;
+    if (p.has("noise_multiplier")) phase.noise_multiplier = multiplier;  // else the run's, read from the run
     return;
   }
   const double batch = q * a.n;

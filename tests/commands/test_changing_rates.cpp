@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
 #include "io/config.hpp"
 #include "numerics/spec_error.hpp"
@@ -114,5 +115,24 @@ TEST_CASE("Changing rates: the PDI refuses them by key, fixed-size batches take 
     FAIL("accepted");
   } catch (const SpecError& e) {
     CHECK(e.key() == "algorithm.schedule");
+  }
+}
+
+TEST_CASE("Changing rates: calibrate refuses them (one noise level, one rate)", "[calibrate][changing-rates]") {
+  // A candidate scales one multiplier of one rate; a phase with its own would keep its own (found by
+  // review: calibrate reported m = 0.7916 for epsilon <= 12 where the run with it gives 19.39).
+  const RunConfig config = parse_config_text(kDoubling, "<test>");
+  for (const CalibrationTarget target :
+       {CalibrationTarget::NoiseMultiplier, CalibrationTarget::Steps, CalibrationTarget::Sigma}) {
+    CalibrationRequest request;
+    request.epsilon = 12.0;
+    request.delta = 1e-5;
+    request.target = target;
+    try {
+      calibrate_run(config, request, engine_registry(MPI_COMM_SELF));
+      FAIL("calibrated");
+    } catch (const SpecError& e) {
+      CHECK(e.key() == "algorithm.schedule[1].sampling_rate");
+    }
   }
 }

@@ -232,3 +232,32 @@ TEST_CASE("drop_last: batches of b from n not divisible by b, the run on the b f
       parse_config_text(with(kAccounting, "noise_multiplier", "noise_multiplier = 1.1\ndrop_last = true"), "<test>"),
       SpecError);
 }
+
+TEST_CASE("epochs and drop_last: never a step less, refusals found by review", "[config][epochs][drop-last]") {
+  // 2 x 10^9 steps and 0.4 more: the count is not whole, so it is one step more. A relative
+  // tolerance alone (1e-9 x 2e9 = 2 steps) would have rounded it down to 2000000000, one use of the
+  // record less on this partition run.
+  const std::string big =
+      with(with(with(with(kAccounting, "sampling =", "sampling = \"partition\""), "sampling_rate", "batch_size = 1"),
+                "steps", "epochs = 2.0000000004"),
+           "n =", "n = 1000000000");
+  CHECK(parse_config_text(big, "<test>").spec.total_steps() == 2000000001);
+  // epochs with Poisson phases (whose rates may differ) is refused: an epoch's steps depend on the rate.
+  CHECK_THROWS_AS(
+      parse_config_text(
+          with(kAccounting, "steps", "epochs = 10\n[[algorithm.schedule]]\nsteps = 5\nsampling_rate = 0.02"), "<test>"),
+      SpecError);
+  // drop_last with one batch an epoch (b > n/2) is refused; drop_last = false with Poisson is accepted.
+  const std::string one_batch = with(with(with(with(kAccounting, "sampling =", "sampling = \"shuffle\""),
+                                               "sampling_rate", "batch_size = 60\ndrop_last = true"),
+                                          "steps", "steps = 10"),
+                                     "n =", "n = 100");
+  try {
+    parse_config_text(one_batch, "<test>");
+    FAIL("accepted");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "algorithm.batch_size");
+  }
+  CHECK_NOTHROW(
+      parse_config_text(with(kAccounting, "noise_multiplier", "noise_multiplier = 1.1\ndrop_last = false"), "<test>"));
+}
