@@ -103,7 +103,7 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   bool sizes_revealed = poisson && !add_remove && !antipodal;
   if (sizes_revealed)
     for (const auto& s : plan.stretches) {
-      if (bins.count(s.q)) continue;
+      if (s.q == 1.0 || bins.count(s.q)) continue;  // an unsampled step is a Gaussian pair (below)
       try {
         bins[s.q] = pld::binomial_size_bins(run.n, s.q, 0.0, run.n);
       } catch (const std::length_error&) {
@@ -115,7 +115,12 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   for (const auto& s : plan.stretches) {
     if (s.steps <= 0 || std::isinf(s.z)) continue;
     const double q = q_of(s);
-    if (add_remove) {
+    if (q == 1.0) {
+      // A phase that samples every record (a Poisson phase of rate 1 among sampled ones, e.g. a
+      // GaussianDpEvent of --from-dp-event): the Gaussian mechanism, G(1/z) in either direction.
+      for (auto& d : directions)
+        d.push_back({std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(1.0 / s.z)), s.steps});
+    } else if (add_remove) {
       directions[0].push_back(
           {std::make_shared<pld::GaussianMixturePair>(pld::subsampled_gaussian_pair(q, 1.0 / s.z, Dir::Forward)),
            s.steps});
@@ -157,9 +162,11 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     double total = alpha * plan.event_slope;
     for (const auto& s : plan.stretches) {
       if (s.steps <= 0 || std::isinf(s.z)) continue;
+      // q = 1: the Gaussian mechanism's alpha / (2 z^2) (Mironov 2017 Prop. 7).
       total +=
-          static_cast<double>(s.steps) * (add_remove ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
-                                                     : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
+          static_cast<double>(s.steps) * (q_of(s) == 1.0 ? alpha / (2.0 * s.z * s.z)
+                                          : add_remove   ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
+                                                       : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
     }
     r.R.push_back(total);
   }

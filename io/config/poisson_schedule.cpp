@@ -46,6 +46,12 @@ void read_poisson_phase(const Section& p, const AlgorithmSpec& a, Adjacency adja
   const std::optional<double> phase_eta = p.has("eta") ? std::optional(positive(p, "eta")) : eta;
   phase.eta = phase_eta.value_or(0.0);  // 0: undeclared (accounting alone)
   if (p.has("sigma")) {
+    // C21 units need the step size and S_g; without them the accountants read the run's multiplier,
+    // and a phase's own sigma would be silently ignored.
+    if (!phase_eta || !a.declares_sensitivity)
+      throw SpecError(p.key("sigma"), describe(p.at("sigma")),
+                      "is in C21 units, which need algorithm.eta and algorithm.sensitivity; a run configured for "
+                      "accounting alone gives a phase's noise as noise_multiplier");
     phase.sigma = positive(p, "sigma");
     return;
   }

@@ -107,6 +107,13 @@ TEST_CASE("Changing rates: the PDI refuses them by key, fixed-size batches take 
   const RunConfig config = parse_config_text(kDoubling, "<test>");
   CHECK(config.spec.algorithm.phases.at(1).sampling_rate == 512.0 / 50000.0);
   CHECK_FALSE(config.spec.algorithm.phases.at(0).sampling_rate.has_value());
+  // A phase's C21 sigma in a run without C21 units would be ignored by the accountants: refused.
+  try {
+    parse_config_text(kDoubling + "sigma = 0.001\n", "<test>");
+    FAIL("accepted");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "algorithm.schedule[1].sigma");
+  }
   try {
     std::string shuffled = kDoubling;
     shuffled.replace(shuffled.find("\"poisson\""), 9, "\"shuffle\"");
