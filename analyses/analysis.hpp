@@ -34,21 +34,29 @@ enum class AnalysisStatus {
   /// bound for general losses: never best, never calibrated (an entry reports `exact` instead for a
   /// run in its special case)
   Heuristic,
+  /// a lower bound on the privacy of the run with every iterate released (the setting of the
+  /// composition entries and of the DP-SGD accountants): no accounting that ignores hidden state can
+  /// certify less; the last iterate alone may be more private, so it is not a floor of the
+  /// last-iterate bounds; never best, never calibrated
+  ReleasedLowerBound,
 };
 
 /// Every status, in the order of the outputs' legends.
 inline constexpr AnalysisStatus kAllStatuses[] = {
     AnalysisStatus::Published,  AnalysisStatus::Derived,        AnalysisStatus::Disputed, AnalysisStatus::Exact,
-    AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific, AnalysisStatus::Heuristic};
+    AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific, AnalysisStatus::Heuristic,
+    AnalysisStatus::ReleasedLowerBound};
 
 /// Whether a result of this status bounds the privacy of every record of the run from above
 /// (exact values do; lower bounds, record-specific bounds and heuristics do not). Only such results may be
 /// best, calibrated, or held to "at or above the exact divergence".
 constexpr bool bounds_the_run(AnalysisStatus s) {
-  return s != AnalysisStatus::LowerBound && s != AnalysisStatus::RecordSpecific && s != AnalysisStatus::Heuristic;
+  return s != AnalysisStatus::LowerBound && s != AnalysisStatus::RecordSpecific && s != AnalysisStatus::Heuristic &&
+         s != AnalysisStatus::ReleasedLowerBound;
 }
 
-/// "published", "derived", "disputed", "exact", "lower-bound", "record-specific", "heuristic".
+/// "published", "derived", "disputed", "exact", "lower-bound", "record-specific", "heuristic",
+/// "released-lower-bound".
 const char* status_name(AnalysisStatus status);
 /// One sentence for people reading a table.
 const char* status_meaning(AnalysisStatus status);

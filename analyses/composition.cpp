@@ -91,10 +91,10 @@ std::variant<double, std::string> multiplier_of(const TrainingRun& run, double e
 // Gaussian mechanism per use: Delta^2 / (2 s^2) = 1 / (2 z^2) (Mironov 2017, Prop. 7), per order alpha.
 double gaussian_slope(double z) { return std::isinf(z) ? 0.0 : 1.0 / (2.0 * z * z); }
 
-// Sum over the uses of the record of the per-use slope (math in the header): every step for full
-// batch, per-step and Poisson; for partition and shuffle-once the steps k = j mod N of the worst
-// position j; for shuffle one step per epoch, the worst of the epoch. N = n/b batches per epoch.
-double uses_slope(const TrainingRun& run, const std::vector<CompositionStretch>& stretches) {
+}  // namespace
+
+// Partition and shuffle-once: the steps k = j mod N of the worst position j; N = n/b batches per epoch.
+double record_uses_slope(const TrainingRun& run, const std::vector<CompositionStretch>& stretches) {
   double total = 0.0;
   if (run.sampling == BatchSampling::FullBatch || run.sampling == BatchSampling::PerStep ||
       run.sampling == BatchSampling::Poisson) {
@@ -133,6 +133,8 @@ double uses_slope(const TrainingRun& run, const std::vector<CompositionStretch>&
   }
   return worst;
 }
+
+namespace {
 
 // R_0(alpha) of the plan: 0, or the configured curve (a finite value >= 0 is required).
 std::variant<double, std::string> initial_of(const CompositionPlan& p, double alpha) {
@@ -186,7 +188,7 @@ AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Compo
   // both datasets) and of sensitivity 0 otherwise; over random batches, joint quasi-convexity (A&T
   // Lemma 2.6) bounds each step by the worst batch. Composition (Prop. 1) adds the steps that may
   // use the record, the released Gaussians, and R_0 for the release of the initial iterate.
-  const double slope = uses_slope(run, plan.stretches) + plan.event_slope;
+  const double slope = record_uses_slope(run, plan.stretches) + plan.event_slope;
   AnalysisResult r = applying(name, citation);
   const std::int64_t steps = total_steps(plan);
   r.reason = uses_note(run) + "; " + std::to_string(steps) + " steps";

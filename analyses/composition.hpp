@@ -58,6 +58,10 @@ std::variant<CompositionPlan, std::string> composition_plan(const TrainingRun& r
 std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec, const TrainingRun& run);
 /// Whether the stretches' sampling rates differ (Poisson phases that set their own).
 bool changing_rate(const CompositionPlan& plan);
+/// Sum over the uses of the differing record of the per-use Gaussian slope 1/(2 z^2) (R = alpha
+/// times it): every step for full batch, per-step and Poisson; for partition and shuffle-once the
+/// steps of the worst batch position; for shuffle one step per epoch, the worst of each epoch.
+double record_uses_slope(const TrainingRun& run, const std::vector<CompositionStretch>& stretches);
 /// The plan's steps in total.
 std::int64_t total_steps(const CompositionPlan& plan);
 

@@ -49,11 +49,13 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
         "sampling = per-step under add-remove adjacency: a fixed-size batch refills the removed record's "
         "slot, which the subsampling theorem here (Dong, Roth & Su 2022, Thm 4.2, replace-one) does not "
         "cover; composition-gaussian and gdp-composition account it");
-  if (run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson && !per_step)
-    return refused(std::string("sampling = ") + batch_sampling_name(run.sampling) +
-                   ": the PLD composition here covers Poisson-sampled, per-step (b of n drawn afresh) and full-batch "
-                   "steps; batches fixed within an epoch (partition, shuffle: one use per epoch) are accounted by "
-                   "composition-gaussian, gdp-composition and composition-sgm");
+  // Partition, shuffle-once and shuffle: given the batches, the record is in one batch of each epoch.
+  const bool fixed_batches = run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson && !per_step;
+  if (fixed_batches && run.adjacency == Adjacency::AddRemove)
+    return refused(std::string("adjacency = add-remove with fixed-size batches (sampling = ") +
+                   batch_sampling_name(run.sampling) +
+                   "): the removed record's batch slot is refilled by another record, which is not modelled; "
+                   "describe the run with replace adjacency");
   auto planned = composition_plan(spec, run);
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(*why);
   const CompositionPlan& plan = std::get<CompositionPlan>(planned);
@@ -79,6 +81,19 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     if (q_of(s) < 1.0 && s.steps > 0 && !std::isinf(s.z)) every_step_uses_the_record = false;
   }
 
+  if (fixed_batches) {
+    // One use of the record per epoch at the worst position (composition-gaussian's count): Gaussians
+    // only, whatever the draw of the batches (joint quasi-convexity over the draws, A&T 2022 Lemma
+    // 2.6): the exact Gaussian-DP profile of the uses' composition (Dong, Roth & Su 2022, Cor 3.3).
+    double mu2 = 2.0 * record_uses_slope(run, plan.stretches);
+    for (double m : plan.event_mus) mu2 += m * m;
+    r.mu = std::sqrt(mu2);
+    const std::int64_t N = run.batches_per_epoch();
+    r.reason = std::string("sampling = ") + batch_sampling_name(run.sampling) + ": the record is in one batch of each epoch (n/b = " +
+               std::to_string(N) + "), a Gaussian per use; mu = " + format_number(*r.mu) + " (" + std::to_string(steps) +
+               " steps)";
+    return r;
+  }
   if (every_step_uses_the_record) {
     // Gaussians only: the exact Gaussian-DP profile of the composition.
     double mu2 = 0.0;

@@ -4,6 +4,7 @@
 #include "analyses/altschuler_talwar_2022.hpp"
 #include "analyses/analysis.hpp"
 #include "analyses/chourasia_2021.hpp"
+#include "analyses/chua_2024.hpp"
 #include "analyses/bok_su_altschuler_2024.hpp"
 #include "analyses/composition.hpp"
 #include "analyses/composition_pld.hpp"
@@ -81,6 +82,17 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> low
     AnalysisResult r = f(in.config.spec, run);
     for (double& x : r.R) x = outward::round_down(x, outward::recursion_margin(run.steps));
     return r;
+  };
+}
+
+/// Adapts a lower bound of the released sequence that rounds itself down (chua-shuffle-lower): the
+/// paper setting first, then the requested orders.
+std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> released_lower_bound(SpecAnalysis f) {
+  return [f](const AnalysisInput& in, std::span<const double> orders) {
+    if (auto why = paper_setting_failure(in.config.spec); !why.empty()) return refused(why);
+    TrainingRun run = in.run;
+    run.orders.assign(orders.begin(), orders.end());
+    return f(in.config.spec, run);
   };
 }
 
@@ -180,6 +192,7 @@ constexpr auto E = AnalysisStatus::Exact;
 constexpr auto L = AnalysisStatus::LowerBound;
 constexpr auto R = AnalysisStatus::RecordSpecific;
 constexpr auto H = AnalysisStatus::Heuristic;
+constexpr auto RL = AnalysisStatus::ReleasedLowerBound;
 
 std::vector<Analysis> build_registry() {
   const std::string at_gap =
@@ -253,6 +266,22 @@ std::vector<Analysis> build_registry() {
        "Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko et al. 2022, "
        "arXiv:2207.04380), FFT composition, certified (docs/pld.md)",
        P, "", false, profile_accountant(composition_pld), true, /*takes_changing_rates=*/true},
+      {"poisson-as-if",
+       "the run's fixed-size or shuffled batches accounted as if Poisson-sampled with q = b/n, as opacus and "
+       "dp_accounting account them (composition-pld of that run)",
+       H,
+       "not a bound for the run's batches: shuffled batches can be much less private than Poisson ones (Chua et al. "
+       "2024, arXiv:2403.17673; chua-shuffle-lower shows by how much at least); docs/analyses.md, \"poisson-as-if\"",
+       false, profile_accountant(poisson_as_if)},
+      {"chua-shuffle-lower",
+       "Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang 2024 (arXiv:2403.17673): the largest batch sum of each "
+       "shuffled epoch for a pair of linear-loss datasets, composed over the epochs (Chua et al. 2024b, "
+       "arXiv:2411.04205)",
+       RL,
+       "a lower bound with every iterate released, not of the last iterate; the paper's body could not be read here: "
+       "the pair and test follow the authors' code (google-research dpsgd_batch_sampler_accounting, commit 4c42994) "
+       "and are derived again in docs/analyses.md, \"chua-shuffle-lower, poisson-as-if\"",
+       false, released_lower_bound(chua_shuffle_lower)},
       {"steinke-last-iterate",
        "Steinke et al. 2025 (arXiv:2410.06186), the last-iterate heuristic: the Binomial(T, q) mixture of Gaussians "
        "against a Gaussian, exact for linear losses",
@@ -308,6 +337,8 @@ const char* status_name(AnalysisStatus status) {
       return "record-specific";
     case AnalysisStatus::Heuristic:
       return "heuristic";
+    case AnalysisStatus::ReleasedLowerBound:
+      return "released-lower-bound";
   }
   return "unknown";
 }
@@ -332,6 +363,10 @@ const char* status_meaning(AnalysisStatus status) {
     case AnalysisStatus::Heuristic:
       return "a principled heuristic, exact only in the special case its note names (e.g. a linear loss, where it "
              "is reported as exact): not a bound for general losses; never best, never calibrated";
+    case AnalysisStatus::ReleasedLowerBound:
+      return "a lower bound on the run's privacy with every iterate released (the composition entries' and the "
+             "DP-SGD accountants' setting): every composition bound is at or above it; the last iterate alone may "
+             "be more private; never best, never calibrated";
   }
   return "";
 }

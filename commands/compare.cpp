@@ -66,6 +66,13 @@ void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const Analysis
   e.epsilon = b.best.epsilon;
   e.best_order = b.best.order;
   e.conversion = b.conversion;
+  if (analysis.status_of(e.result) == AnalysisStatus::ReleasedLowerBound && e.result.fdp_epsilon) {
+    // A lower bound: its own lower estimate of epsilon, not an RDP conversion of its R (a conversion
+    // bounds epsilon from above, which says nothing for a lower curve).
+    e.epsilon = e.result.fdp_epsilon(delta);
+    e.best_order = kNaN;
+    e.conversion = e.result.fdp_route;
+  }
   e.epsilon_recorded_orders = b.recorded.epsilon;
   e.best_recorded_order = b.recorded.order;
   e.conversion_recorded_orders = b.recorded_conversion;

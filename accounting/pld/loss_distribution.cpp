@@ -261,6 +261,16 @@ EpsilonBounds epsilon_at(const LossDistribution& p, double delta) {
     for (int i = 0; i < 200 && low > 0.0 && delta_at(p, low).lower <= delta; ++i, step *= 2.0) low -= step;
     out.lower = std::max(0.0, low);
     if (out.lower > 0.0 && delta_at(p, out.lower).lower <= delta) out.lower = 0.0;
+    // The start above charges the ledgers at epsilon = 0, where they are largest; they shrink as
+    // epsilon grows, so a larger epsilon may still be certified: bisect between the certified point
+    // and the upper end, keeping only points whose lower delta is verified above delta.
+    double certified = out.lower;
+    double beyond = std::isfinite(out.upper) ? out.upper : certified + 1.0;
+    for (int i = 0; i < 60 && beyond - certified > 1e-9 * std::max(1.0, certified); ++i) {
+      const double mid = 0.5 * (certified + beyond);
+      (delta_at(p, mid).lower > delta ? certified : beyond) = mid;
+    }
+    out.lower = certified;
   }
   if (out.lower > out.upper) out.lower = out.upper;
   return out;

@@ -1,0 +1,119 @@
+#include "accounting/pld/discrete_pair.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "numerics/outward_rounding.hpp"
+
+namespace rdpdyn::pld {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kU = outward::kUnitRoundoff;
+
+bool valid(const DiscreteOutcome& o) {
+  auto probability = [](double x) { return std::isfinite(x) && x >= 0.0 && x <= 1.0; };
+  return probability(o.p) && probability(o.q) && std::isfinite(o.p_error) && o.p_error >= 0.0 &&
+         std::isfinite(o.q_error) && o.q_error >= 0.0;
+}
+
+}  // namespace
+
+DiscretePair::DiscretePair(std::vector<DiscreteOutcome> outcomes, std::string label) : label_(std::move(label)) {
+  bool some_mass = false;
+  for (const auto& o : outcomes) {
+    if (!valid(o)) throw std::invalid_argument("discrete pair: a probability or error bound is out of range");
+    some_mass = some_mass || o.p > 0.0;
+  }
+  if (!some_mass) throw std::invalid_argument("discrete pair: P has no mass");
+  auto loss = [](const DiscreteOutcome& o) {
+    if (o.q == 0.0) return kInf;
+    return o.p == 0.0 ? -kInf : std::log(o.p) - std::log(o.q);
+  };
+  std::sort(outcomes.begin(), outcomes.end(),
+            [&](const DiscreteOutcome& a, const DiscreteOutcome& b) { return loss(a) < loss(b); });
+  outcomes_ = std::move(outcomes);
+  for (const auto& o : outcomes_) {
+    losses_.push_back(loss(o));
+    if (o.q == 0.0) infinite_mass_ += o.p;
+  }
+}
+
+Approx DiscretePair::hockey_stick(double epsilon) const {
+  // Each term (p_i - e^eps q_i)_+ moves by at most p_error + e^eps q_error when the probabilities
+  // move within their bounds; a term that stays negative at the bounds' worst end is exactly 0.
+  const double w = std::exp(epsilon);
+  const double w_error = 2.0 * kU * w * (1.0 + std::fabs(epsilon));  // exp's rounding, relative
+  // Compensated (Neumaier) summation: its error is about 2 u |sum| plus each term's own 2 u (p + w q),
+  // not n u times the sum (the profile is evaluated at every grid point; errors add up there).
+  double sum = 0.0;
+  double compensation = 0.0;
+  double error = 0.0;
+  double magnitude = 0.0;
+  for (const auto& o : outcomes_) {
+    const double worst = (o.p + o.p_error) - (w - w_error) * std::max(0.0, o.q - o.q_error);
+    if (!(worst > 0.0)) continue;
+    const double term = std::max(0.0, o.p - w * o.q);
+    const double next = sum + term;
+    compensation += std::fabs(sum) >= term ? (sum - next) + term : (term - next) + sum;
+    sum = next;
+    error += o.p_error + w * o.q_error + w_error * (o.q + o.q_error);
+    magnitude += o.p + w * o.q;
+  }
+  const double value = sum + compensation;
+  error += 3.0 * kU * magnitude + 4.0 * kU * std::fabs(value) +
+           static_cast<double>(outcomes_.size()) * static_cast<double>(outcomes_.size()) * kU * kU * magnitude;
+  return {value, error};
+}
+
+void DiscretePair::loss_range(double tail, double& lo, double& hi) const {
+  // The finite losses, trimmed by at most `tail` of P's mass (at its upper error bound) at each end.
+  std::size_t first = 0;
+  std::size_t last = outcomes_.size();
+  while (last > 0 && std::isinf(losses_[last - 1]) && losses_[last - 1] > 0.0) --last;
+  double mass = 0.0;
+  while (first < last && (std::isinf(losses_[first]) ||
+                          mass + outcomes_[first].p + outcomes_[first].p_error <= tail))
+    mass += outcomes_[first].p + outcomes_[first].p_error, ++first;
+  mass = 0.0;
+  while (last > first + 1 && mass + outcomes_[last - 1].p + outcomes_[last - 1].p_error <= tail)
+    mass += outcomes_[last - 1].p + outcomes_[last - 1].p_error, --last;
+  if (first >= last) {
+    lo = hi = 0.0;
+    return;
+  }
+  lo = losses_[first];
+  hi = losses_[last - 1];
+  if (hi <= lo) hi = lo + 1e-9 * (1.0 + std::fabs(lo));
+}
+
+double DiscretePair::renyi_lower(double alpha) const {
+  // log sum_i exp(alpha log p_lo + (1 - alpha) log q_hi), by a shifted sum; rounded down.
+  std::vector<double> logs;
+  double magnitude = 0.0;  // the largest |alpha log p| + |(1 - alpha) log q|: the scale of the exponents' error
+  for (const auto& o : outcomes_) {
+    const double p_lo = o.p - o.p_error;
+    if (!(p_lo > 0.0)) continue;
+    const double q_hi = std::min(1.0, o.q + o.q_error);
+    if (q_hi == 0.0) return kInf;
+    const double lp = std::log(p_lo);
+    const double lq = std::log(q_hi);
+    logs.push_back(alpha * lp + (1.0 - alpha) * lq);
+    magnitude = std::max(magnitude, alpha * std::fabs(lp) + (alpha - 1.0) * std::fabs(lq));
+  }
+  if (logs.empty()) return 0.0;
+  const double top = *std::max_element(logs.begin(), logs.end());
+  double sum = 0.0;
+  for (double l : logs) sum += std::exp(l - top);
+  const double log_sum = top + std::log(sum);
+  // Each exponent carries about magnitude u of error (p - p_error rounded too); the sum and the log a
+  // few u more: a margin of 8 u (magnitude + n), then divided by alpha - 1.
+  const double slack = 8.0 * kU * (magnitude + static_cast<double>(logs.size()) + 1.0);
+  const double value = (log_sum - slack) / (alpha - 1.0);
+  return std::max(0.0, outward::round_down(value, 4.0 * kU));
+}
+
+}  // namespace rdpdyn::pld

@@ -1,0 +1,160 @@
+#include "analyses/chua_2024.hpp"
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include "accounting/pld/gaussian_mixture_pair.hpp"
+#include "accounting/pld/pld_accountant.hpp"
+#include "accounting/pld/shuffled_batch_max_pair.hpp"
+#include "analyses/composition.hpp"
+#include "analyses/composition_pld.hpp"
+#include "numerics/format_number.hpp"
+#include "numerics/outward_rounding.hpp"
+
+namespace rdpdyn {
+namespace {
+
+const char* kLowerName = "chua-shuffle-lower";
+const char* kLowerCitation =
+    "Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang 2024 (arXiv:2403.17673), the shuffled-batch lower "
+    "bound: the largest batch sum of each epoch for a pair of linear-loss datasets, composed over the epochs "
+    "(Chua et al. 2024b, arXiv:2411.04205, persistent and dynamic shuffling), under replace-one";
+
+AnalysisResult refused(const char* name, const char* citation, std::string why) {
+  AnalysisResult r;
+  r.name = name;
+  r.citation = citation;
+  r.reason = std::move(why);
+  return r;
+}
+
+}  // namespace
+
+AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
+  auto refuse = [](std::string why) { return refused(kLowerName, kLowerCitation, std::move(why)); };
+  if (auto problem = accountant_input_problem(run)) return refuse(*problem);
+  const bool persistent = run.sampling == BatchSampling::ShuffleOnce;
+  if (run.sampling != BatchSampling::Shuffle && !persistent)
+    return refuse(std::string("a lower bound for shuffled batches (sampling = shuffle or shuffle-once); the run's "
+                              "batches are ") +
+                  batch_sampling_name(run.sampling) +
+                  (run.sampling == BatchSampling::Partition
+                       ? " (fixed: the composition of the epochs' Gaussians, composition-pld, is exact)"
+                       : ""));
+  if (run.adjacency == Adjacency::AddRemove)
+    return refuse(
+        "adjacency = add-remove with fixed-size batches: how the loader refills the removed record's slot is "
+        "not modelled; describe the run with replace adjacency (S_g the gradients' difference, "
+        "domain.lipschitz_loss = true when every norm is <= S_g/2)");
+  if (spec.algorithm.dropped_records > 0)
+    return refuse("drop_last leaves " + std::to_string(spec.algorithm.dropped_records) +
+                  " records out of each epoch: the record may sit an epoch out, which this pair does not model");
+  auto planned = composition_plan(spec, run);
+  if (const auto* why = std::get_if<std::string>(&planned)) return refuse(*why);
+  const CompositionPlan& plan = std::get<CompositionPlan>(planned);
+  if (plan.stretches.size() != 1 || plan.events > 0 || plan.initial)
+    return refuse("needs one phase, no released events and R_0 = 0");
+  const double z = plan.stretches.front().z;
+  const std::int64_t t = run.batches_per_epoch();
+  const std::int64_t epochs = run.steps / t;
+  if (epochs < 1)
+    return refuse("needs one whole epoch: steps = " + std::to_string(run.steps) + " < n/b = " + std::to_string(t));
+
+  AnalysisResult r;
+  r.name = kLowerName;
+  r.citation = kLowerCitation;
+  r.applies = true;
+  if (std::isinf(z)) {  // nothing depends on the record
+    r.R.assign(run.orders.size(), 0.0);
+    r.reason = "the steps do not depend on the record";
+    return r;
+  }
+  const double a = 1.0 / z;
+  const double scale = persistent ? std::sqrt(static_cast<double>(epochs)) : 1.0;
+  const std::int64_t count = persistent ? 1 : epochs;
+  std::vector<pld::Direction> directions;
+  std::vector<std::shared_ptr<const pld::DiscretePair>> binned;
+  if (run.gradients_norm_bounded) {
+    for (double c : {0.5 * a, 0.0}) {
+      auto pair = std::make_shared<pld::DiscretePair>(pld::shuffled_batch_max_pair(t, scale * a, scale * c));
+      binned.push_back(pair);
+      directions.push_back({{pair, count}});
+    }
+  } else {
+    directions.push_back({{std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(scale * a)), count}});
+  }
+  for (double alpha : run.orders) {
+    double best = 0.0;
+    if (binned.empty()) {
+      best = outward::round_down(static_cast<double>(count) * alpha * scale * scale * a * a / 2.0, 16.0 * outward::kUnitRoundoff);
+    } else {
+      for (const auto& pair : binned)
+        best = std::max(best, outward::round_down(static_cast<double>(count) * pair->renyi_lower(alpha),
+                                                  4.0 * outward::kUnitRoundoff));
+    }
+    r.R.push_back(best);
+  }
+  r.reason = std::to_string(epochs) + " whole epoch(s) of n/b = " + std::to_string(t) + " batches, z = " +
+             format_number(z) + "; " +
+             (persistent ? "shuffle-once: one epoch with the shifts times sqrt(E)" : "shuffle: the epochs' pairs composed") +
+             (run.gradients_norm_bounded
+                  ? "; norms <= S_g/2: the record at +S_g/2 among records at -S_g/2 against a null record (the "
+                    "paper's pair) or one at -S_g/2, the larger"
+                  : "; S_g bounds only the difference: the limit of the pair is the Gaussian composition, equal "
+                    "to the upper bound (shuffling gains nothing here)");
+  if (run.steps % t != 0) r.reason += "; the partial last epoch left out";
+
+  // The lower estimate of a composition of k pairs is loose by about k h (docs/pld.md): a fine grid,
+  // coarser only where it does not fit.
+  std::vector<std::shared_ptr<pld::PldAccountant>> accountants;
+  for (double grid : {0x1p-12, 0x1p-10, 0x1p-8}) {
+    pld::AccountantOptions options;
+    options.accuracy = spec.pld.accuracy;
+    options.grid = grid;
+    accountants.push_back(std::make_shared<pld::PldAccountant>(directions, options));
+  }
+  const double reference = spec.report_delta.value_or(1e-5);
+  r.fdp_route = "pld-lower";
+  r.fdp_epsilon = [accountants](double delta) {
+    for (const auto& a : accountants) try {
+        return a->epsilon(delta).lower;
+      } catch (const std::length_error&) {  // that grid does not fit: the next, coarser one
+      }
+    return 0.0;  // the trivial lower bound
+  };
+  r.fdp_delta = [accountants, reference](double epsilon) {
+    for (const auto& a : accountants) try {
+        return std::max(0.0, a->delta(epsilon, reference).lower);
+      } catch (const std::length_error&) {
+      }
+    return 0.0;
+  };
+  return r;
+}
+
+AnalysisResult poisson_as_if(const RunSpec& spec, const TrainingRun& run) {
+  const char* name = "poisson-as-if";
+  const char* citation =
+      "the run's batches accounted as Poisson-sampled with q = b/n (opacus, dp_accounting): composition-pld of that "
+      "run; not a bound for shuffled or fixed-size batches (Chua et al. 2024, arXiv:2403.17673)";
+  if (run.sampling == BatchSampling::FullBatch || run.sampling == BatchSampling::Poisson)
+    return refused(name, citation,
+                   "the run is accounted as it samples (sampling = " + batch_sampling_name(run.sampling) +
+                       "): composition-pld");
+  if (auto problem = accountant_input_problem(run)) return refused(name, citation, *problem);
+  TrainingRun as_poisson = run;
+  as_poisson.sampling = BatchSampling::Poisson;
+  as_poisson.sampling_rate = static_cast<double>(run.batch_size) / run.n;
+  AnalysisResult r = composition_pld(spec, as_poisson);
+  r.name = name;
+  r.citation = citation;
+  r.amplified_by_sampling = false;  // not the run's own amplification
+  r.status_here.reset();             // the entry's own status (heuristic), whatever pair was used
+  r.status_note_here.clear();
+  r.reason = "as if Poisson-sampled, q = b/n = " + format_number(as_poisson.sampling_rate) + " (the run's batches are " +
+             batch_sampling_name(run.sampling) + "): " + r.reason;
+  return r;
+}
+
+}  // namespace rdpdyn
