@@ -268,7 +268,8 @@ std::vector<Analysis> build_registry() {
        P, "", false, profile_accountant(composition_pld), true, /*takes_changing_rates=*/true},
       {"poisson-as-if",
        "the run's fixed-size or shuffled batches accounted as if Poisson-sampled with q = b/n, as opacus and "
-       "dp_accounting account them (composition-pld of that run)",
+       "dp_accounting account them: composition-pld of that run (Poisson-subsampled Gaussian, Mironov, Talwar & Zhang "
+       "2019, arXiv:1908.10530)",
        H,
        "not a bound for the run's batches: shuffled batches can be much less private than Poisson ones (Chua et al. "
        "2024, arXiv:2403.17673; chua-shuffle-lower shows by how much at least); docs/analyses.md, \"poisson-as-if\"",

@@ -23,7 +23,8 @@ EXIT_BAD_INPUT = 2
 # Colours of the compare statuses (README, "Every analysis of a run": published, derived, disputed, exact,
 # lower-bound, record-specific).
 STATUS_COLOURS = {"published": "tab:blue", "derived": "tab:green", "disputed": "tab:orange", "exact": "tab:red",
-                  "lower-bound": "tab:gray", "record-specific": "tab:purple", "heuristic": "tab:olive"}
+                  "lower-bound": "tab:gray", "record-specific": "tab:purple", "heuristic": "tab:olive",
+                  "released-lower-bound": "tab:brown"}
 # Line styles of the closed forms, in the order the file lists them (R itself is solid).
 CLOSED_FORM_STYLES = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)), (0, (3, 1, 1, 1))]
 # Units of the keys most often swept (docs/config.md); others are labelled by their key alone.
