@@ -16,14 +16,19 @@ AccountingRun accounting_run_of(const RunConfig& config) {
   const RunSpec& spec = config.spec;
   const AlgorithmSpec& a = spec.algorithm;
   const bool poisson = a.kind == AlgorithmKind::NoisySgd && a.sampling == BatchSampling::Poisson;
-  if (a.kind != AlgorithmKind::NoisyGd && !poisson)
+  const bool without_replacement = a.kind == AlgorithmKind::NoisySgd && a.sampling == BatchSampling::PerStep;
+  if (without_replacement && spec.adjacency != Adjacency::Replace)
+    throw SpecError("domain.adjacency", "\"" + adjacency_name(spec.adjacency) + "\"",
+                    "a sampled-without-replacement DpEvent is accounted under replace-one neighbours (dp_accounting's "
+                    "REPLACE_ONE); use adjacency = \"replace\"");
+  if (a.kind != AlgorithmKind::NoisyGd && !poisson && !without_replacement)
     throw SpecError(a.kind == AlgorithmKind::NoisySgd ? "algorithm.sampling" : "algorithm.kind",
                     "\"" +
                         (a.kind == AlgorithmKind::NoisySgd ? batch_sampling_name(a.sampling)
                                                            : name_of(kAlgorithmKindNames, a.kind)) +
                         "\"",
-                    "a DpEvent of this tool holds Poisson-sampled (sampling = \"poisson\") or full-batch (noisy-gd) "
-                    "Gaussian steps");
+                    "a DpEvent of this tool holds Poisson-sampled (sampling = \"poisson\"), per-step (b of n without "
+                    "replacement) or full-batch (noisy-gd) Gaussian steps");
   if (!spec.events.empty())
     throw SpecError(spec.events.front().origin + ".kind", "an event",
                     "events are not exported (a DpEvent of this tool holds the run's steps only)");
@@ -42,7 +47,11 @@ AccountingRun accounting_run_of(const RunConfig& config) {
     if (std::isinf(s.z))
       throw SpecError("algorithm.schedule", "a phase with sensitivity = 0",
                       "a DpEvent has no step that ignores the record; leave the phase out");
-    out.phases.push_back({poisson ? s.q : 1.0, s.z * clips, s.steps});
+    if (without_replacement)
+      out.phases.push_back({run.batch_size / run.n, s.z * clips, s.steps, static_cast<std::int64_t>(run.n),
+                            run.batch_size});
+    else
+      out.phases.push_back({poisson ? s.q : 1.0, s.z * clips, s.steps});
   }
   return out;
 }

@@ -13,8 +13,14 @@ namespace {
 
 constexpr const char* kModule = "dp_accounting.dp_event";
 constexpr const char* kSupported =
-    "supported: GaussianDpEvent, PoissonSampledDpEvent of a GaussianDpEvent, SelfComposedDpEvent, ComposedDpEvent, "
-    "NoOpDpEvent";
+    "supported: GaussianDpEvent, PoissonSampledDpEvent of a GaussianDpEvent, SampledWithoutReplacementDpEvent of a "
+    "GaussianDpEvent, SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent";
+
+std::int64_t integer_at(const nlohmann::json& j, const std::string& key, const std::string& where) {
+  if (!j.contains(key) || !j.at(key).is_number_integer() || j.at(key).get<std::int64_t>() < 1)
+    throw SpecError(where + "." + key, j.contains(key) ? j.at(key).dump() : "missing", "must be an integer >= 1");
+  return j.at(key).get<std::int64_t>();
+}
 
 double number_at(const nlohmann::json& j, const std::string& key, const std::string& where) {
   if (!j.contains(key) || !j.at(key).is_number())
@@ -25,7 +31,8 @@ double number_at(const nlohmann::json& j, const std::string& key, const std::str
 void append(std::vector<AccountingPhase>& phases, const AccountingPhase& p) {
   if (p.steps == 0) return;
   if (!phases.empty() && phases.back().sampling_rate == p.sampling_rate &&
-      phases.back().noise_multiplier == p.noise_multiplier)
+      phases.back().noise_multiplier == p.noise_multiplier && phases.back().dataset_size == p.dataset_size &&
+      phases.back().sample_size == p.sample_size)
     phases.back().steps += p.steps;
   else
     phases.push_back(p);
@@ -60,6 +67,21 @@ std::vector<AccountingPhase> phases_of(const nlohmann::json& e, const std::strin
     append(out, {q, inner.front().noise_multiplier, 1});
     return out;
   }
+  if (cls == "SampledWithoutReplacementDpEvent") {
+    // dp_accounting accounts it under REPLACE_ONE only (Wang, Balle & Kasiviswanathan 2019,
+    // arXiv:1808.00087): its Gaussian's noise_multiplier is the noise std over the replace-one
+    // sensitivity, i.e. half the DP-SGD multiplier m of a clipped sum (models/noise_units.hpp).
+    const std::int64_t n = integer_at(e, "source_dataset_size", where);
+    const std::int64_t m = integer_at(e, "sample_size", where);
+    if (m > n) throw SpecError(where + ".sample_size", std::to_string(m), "must be <= source_dataset_size = " + std::to_string(n));
+    const std::vector<AccountingPhase> inner = phases_of(e.at("event"), where + ".event");
+    const bool one_gaussian = inner.size() == 1 && inner.front().steps == 1 && inner.front().sampling_rate == 1.0;
+    if (!one_gaussian || e.at("event").at("class_name") != "GaussianDpEvent")
+      throw SpecError(where + ".event.class_name", e.at("event").value("class_name", std::string("?")),
+                      "a SampledWithoutReplacementDpEvent is read around one GaussianDpEvent (a DP-SGD step)");
+    append(out, {static_cast<double>(m) / static_cast<double>(n), 2.0 * inner.front().noise_multiplier, 1, n, m});
+    return out;
+  }
   if (cls == "SelfComposedDpEvent") {
     if (!e.contains("count") || !e.at("count").is_number_integer() || e.at("count").get<std::int64_t>() < 0)
       throw SpecError(where + ".count", e.contains("count") ? e.at("count").dump() : "missing",
@@ -69,7 +91,9 @@ std::vector<AccountingPhase> phases_of(const nlohmann::json& e, const std::strin
     if (inner.size() == 1) {
       if (count > limits::kMaxSteps / std::max<std::int64_t>(1, inner.front().steps))
         throw SpecError(where + ".count", std::to_string(count), "gives more than 2^40 steps (docs/config.md, Limits)");
-      append(out, {inner.front().sampling_rate, inner.front().noise_multiplier, inner.front().steps * count});
+      AccountingPhase p = inner.front();
+      p.steps *= count;
+      append(out, p);
       return out;
     }
     for (std::int64_t i = 0; i < count; ++i)
@@ -98,6 +122,24 @@ AccountingRun accounting_run_from_dp_event(const nlohmann::json& event) {
   AccountingRun run;
   run.phases = phases_of(event, "DpEvent");
   if (run.phases.empty()) throw SpecError("DpEvent", "no Gaussian step", "has nothing to account for");
+  // Batches without replacement are one run of fixed-size batches under replace-one neighbours: every
+  // phase the same dataset, batch size and noise (the other events are add/remove steps).
+  const AccountingPhase& first = run.phases.front();
+  if (first.without_replacement()) {
+    for (const auto& p : run.phases)
+      if (p.dataset_size != first.dataset_size || p.sample_size != first.sample_size ||
+          p.noise_multiplier != first.noise_multiplier)
+        throw SpecError("DpEvent", "sampled-without-replacement events with other steps",
+                        "is read only as one run of SampledWithoutReplacementDpEvent steps of one dataset size, "
+                        "sample size and noise (replace-one neighbours; the other events are add/remove steps)");
+    run.add_remove = false;
+  } else {
+    for (const auto& p : run.phases)
+      if (p.without_replacement())
+        throw SpecError("DpEvent", "sampled-without-replacement events with other steps",
+                        "is read only as one run of SampledWithoutReplacementDpEvent steps of one dataset size, "
+                        "sample size and noise (replace-one neighbours; the other events are add/remove steps)");
+  }
   return run;
 }
 
@@ -128,6 +170,18 @@ std::string accounting_run_toml(const AccountingRun& run, const std::string& sou
   for (int x = 1; x < 100; ++x) orders += toml_float(1.0 + x / 10.0) + ", ";  // opacus' DEFAULT_ALPHAS
   for (int a = 12; a < 64; ++a) orders += toml_float(a) + (a < 63 ? ", " : "");
   const AccountingPhase& first = run.phases.front();
+  if (first.without_replacement()) {
+    std::int64_t steps = 0;
+    for (const auto& p : run.phases) steps += p.steps;
+    return "# The run of " + source +
+           ", as rdpdyn reads it (compare --from-dp-event): batches of sample_size drawn without replacement at "
+           "every step, replace-one neighbours; noise_multiplier is the DP-SGD multiplier, twice the "
+           "GaussianDpEvent's (std over the replace-one sensitivity).\n[orders]\nvalues = [" +
+           orders + "]\n\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nn = " +
+           std::to_string(first.dataset_size) + "\nbatch_size = " + std::to_string(first.sample_size) +
+           "\nnoise_multiplier = " + toml_float(first.noise_multiplier) + "\nsteps = " + std::to_string(steps) +
+           "\n\n[domain]\nadjacency = \"replace\"\n\n[report]\ndelta = 1e-5\n";
+  }
   std::string text = "# The run of " + source +
                      ", as rdpdyn reads it (compare --from-opacus / --from-dp-event).\n"
                      "[orders]\nvalues = [" +
@@ -157,8 +211,14 @@ nlohmann::json dp_event_json(const AccountingRun& run) {
   nlohmann::json events = nlohmann::json::array();
   for (const auto& p : run.phases) {
     nlohmann::json step = event("GaussianDpEvent");
-    step["noise_multiplier"] = p.noise_multiplier;
-    if (p.sampling_rate < 1.0) {
+    step["noise_multiplier"] = p.without_replacement() ? p.noise_multiplier / 2.0 : p.noise_multiplier;
+    if (p.without_replacement()) {
+      nlohmann::json sampled = event("SampledWithoutReplacementDpEvent");
+      sampled["source_dataset_size"] = p.dataset_size;
+      sampled["sample_size"] = p.sample_size;
+      sampled["event"] = step;
+      step = sampled;
+    } else if (p.sampling_rate < 1.0) {
       nlohmann::json sampled = event("PoissonSampledDpEvent");
       sampled["sampling_probability"] = p.sampling_rate;
       sampled["event"] = step;

@@ -13,7 +13,9 @@ namespace rdpdyn {
 
 /// The phases of a DpEvent: GaussianDpEvent, PoissonSampledDpEvent of a GaussianDpEvent,
 /// SelfComposedDpEvent, ComposedDpEvent and NoOpDpEvent, under add/remove adjacency (dp_accounting's
-/// default relation). Any other class is refused by name (SpecError naming its place in the tree).
+/// default relation); or SampledWithoutReplacementDpEvent of a GaussianDpEvent (composed, of one
+/// dataset size, sample size and noise), under replace-one (the only relation dp_accounting accounts
+/// it under). Any other class is refused by name (SpecError naming its place in the tree).
 AccountingRun accounting_run_from_dp_event(const nlohmann::json& event);
 
 /// The phases of an opacus accountant history: [[noise_multiplier, sample_rate, steps], ...], add/remove
@@ -26,7 +28,8 @@ AccountingRun accounting_run_from_opacus_history(const nlohmann::json& history);
 std::string accounting_run_toml(const AccountingRun& run, const std::string& source);
 
 /// The run as a DpEvent (to_named_tuple() as JSON): SelfComposedDpEvent(PoissonSampledDpEvent(q,
-/// GaussianDpEvent(m)), steps) per phase (GaussianDpEvent alone where q = 1), composed.
+/// GaussianDpEvent(m)), steps) per phase (GaussianDpEvent alone where q = 1;
+/// SampledWithoutReplacementDpEvent(n, b, GaussianDpEvent(m / 2)) for per-step batches), composed.
 nlohmann::json dp_event_json(const AccountingRun& run);
 
 /// The JSON document in `path` (SpecError naming `option` when it cannot be read or parsed).

@@ -36,6 +36,12 @@ nlohmann::json gaussian(double m) {
 nlohmann::json poisson(double q, nlohmann::json inner) {
   return {{"class_name", "PoissonSampledDpEvent"}, {"sampling_probability", q}, {"event", std::move(inner)}};
 }
+nlohmann::json without_replacement(std::int64_t n, std::int64_t m, nlohmann::json inner) {
+  return {{"class_name", "SampledWithoutReplacementDpEvent"},
+          {"source_dataset_size", n},
+          {"sample_size", m},
+          {"event", std::move(inner)}};
+}
 nlohmann::json self_composed(nlohmann::json inner, std::int64_t count) {
   return {{"class_name", "SelfComposedDpEvent"}, {"event", std::move(inner)}, {"count", count}};
 }
@@ -106,13 +112,13 @@ TEST_CASE("Unsupported DpEvents and histories are refused by name", "[dp-event]"
   CHECK(key_of([] {
           accounting_run_from_dp_event({{"class_name", "LaplaceDpEvent"}, {"parameter", 1.0}});
         }) == "DpEvent.class_name | \"LaplaceDpEvent\"");
+  // Batches without replacement (replace-one) together with Poisson steps (add/remove): two relations.
   CHECK(key_of([] {
-          accounting_run_from_dp_event(self_composed({{"class_name", "SampledWithoutReplacementDpEvent"},
-                                                      {"source_dataset_size", 100},
-                                                      {"sample_size", 10},
-                                                      {"event", gaussian(1.0)}},
-                                                     5));
-        }) == "DpEvent.event.class_name | \"SampledWithoutReplacementDpEvent\"");
+          accounting_run_from_dp_event({{"class_name", "ComposedDpEvent"},
+                                        {"events", {without_replacement(100, 10, gaussian(1.0)), poisson(0.1, gaussian(1.0))}}});
+        }) == "DpEvent | sampled-without-replacement events with other steps");
+  CHECK(key_of([] { accounting_run_from_dp_event(without_replacement(10, 11, gaussian(1.0))); }) ==
+        "DpEvent.sample_size | 11");
   // One Poisson sample for several Gaussian queries is not a DP-SGD step.
   CHECK(key_of([] { accounting_run_from_dp_event(poisson(0.1, self_composed(gaussian(1.0), 3))); }) ==
         "DpEvent.event.class_name | SelfComposedDpEvent");
@@ -165,4 +171,49 @@ TEST_CASE("A DpEvent mixing unsampled Gaussian steps and Poisson steps, both adj
   // Without the norm bound replace-one still applies (the batch-size-revealed pairs), above.
   const auto revealed = epsilons(parse_config_text(text, "<event>", {"domain.adjacency=\"replace\""}));
   CHECK(revealed.at("composition-pld") > replace.at("composition-pld"));
+}
+
+TEST_CASE("A sampled-without-replacement DpEvent: the per-step run under replace-one, and back", "[dp-event]") {
+  // SelfComposed(SampledWithoutReplacement(50000, 500, Gaussian(0.8)), 1000): dp_accounting's
+  // Gaussian(0.8) under REPLACE_ONE is noise std 0.8 times the replace-one sensitivity, i.e. the run
+  // of b = 500 of n = 50000 drawn afresh at every step with DP-SGD multiplier 1.6 (noise std 1.6 C,
+  // neighbours' clipped gradients 2C apart).
+  const nlohmann::json event = self_composed(without_replacement(50000, 500, gaussian(0.8)), 1000);
+  const AccountingRun run = accounting_run_from_dp_event(event);
+  REQUIRE(run.phases.size() == 1);
+  CHECK_FALSE(run.add_remove);
+  CHECK(run.phases[0].noise_multiplier == 1.6);
+  const auto from_event = epsilons_of_event(event);
+  std::string orders;
+  for (int x = 1; x < 100; ++x) orders += std::to_string(1.0 + x / 10.0) + ", ";
+  for (int a = 12; a < 64; ++a) orders += std::to_string(a) + (a < 63 ? ", " : "");
+  const RunConfig toml = parse_config_text(
+      "[orders]\nvalues = [" + orders +
+          "]\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nn = 50000\nbatch_size = 500\n"
+          "noise_multiplier = 1.6\nsteps = 1000\n[domain]\nadjacency = \"replace\"\n[report]\ndelta = 1e-5\n",
+      "<toml>");
+  const auto direct = epsilons(toml);
+  REQUIRE(from_event.count("composition-pld"));
+  CHECK(from_event.at("composition-pld") == direct.at("composition-pld"));
+  CHECK(from_event.at("composition-gaussian") == direct.at("composition-gaussian"));
+  // dp_accounting b5b0286 (0.6.0): RdpAccountant(REPLACE_ONE) on this event, get_epsilon(1e-5) =
+  // 5.356566637489464 (order 4; Wang, Balle & Kasiviswanathan 2019, arXiv:1808.00087, Thm 27), run
+  // here. The PLD of the subsampled pair (Dong, Roth & Su's C_q, tight) is below that RDP bound.
+  INFO("composition-pld " << from_event.at("composition-pld"));
+  CHECK(from_event.at("composition-pld") < 5.356566637489464);
+  CHECK(from_event.at("composition-pld") > 0.5 * 5.356566637489464);
+  // Back to a DpEvent: the same event.
+  const nlohmann::json back = dp_event_json(accounting_run_of(toml));
+  CHECK(back.at("class_name") == "SelfComposedDpEvent");
+  CHECK(back.at("count") == 1000);
+  CHECK(back.at("event").at("class_name") == "SampledWithoutReplacementDpEvent");
+  CHECK(back.at("event").at("source_dataset_size") == 50000);
+  CHECK(back.at("event").at("sample_size") == 500);
+  CHECK(back.at("event").at("event").at("noise_multiplier") == Approx(0.8).epsilon(1e-15));
+  // Per-step batches under add/remove are refused by key (dp_accounting accounts them under replace-one only).
+  CHECK_THROWS_AS(accounting_run_of(parse_config_text(
+                      "[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"per-step\"\nn = 600\nbatch_size = 6\n"
+                      "noise_multiplier = 2.2\nsteps = 10\n[domain]\nadjacency = \"add-remove\"\n",
+                      "<toml>")),
+                  SpecError);
 }
