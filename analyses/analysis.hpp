@@ -136,6 +136,10 @@ struct Analysis {
   /// [[algorithm.schedule]] that set sampling_rate or batch_size). Every other entry refuses such a
   /// run by name before it is evaluated (analyses/registry.cpp): its formula takes one rate.
   bool takes_changing_rates = false;
+  /// Bounds groups of records itself when [domain] records_per_user = k > 1 (ganesh-group-pld). Every
+  /// other entry is evaluated for one record and made user-level by the registry
+  /// (analyses/group_privacy.hpp), or refused when it is a lower bound.
+  bool takes_groups = false;
 
   /// The status that holds for one result of this analysis.
   AnalysisStatus status_of(const AnalysisResult& r) const { return r.status_here.value_or(status); }

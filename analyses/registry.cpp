@@ -11,6 +11,8 @@
 #include "analyses/steinke_2025.hpp"
 #include "analyses/noisysgd_window.hpp"
 #include "analyses/dong_roth_su_2022.hpp"
+#include "analyses/ganesh_2024.hpp"
+#include "analyses/group_privacy.hpp"
 #include "analyses/ganesh_thakurta_upadhyay_2022.hpp"
 #include "analyses/quadratic_exact_profile.hpp"
 #include "accounting/gaussian_dp.hpp"
@@ -266,6 +268,14 @@ std::vector<Analysis> build_registry() {
        "Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko et al. 2022, "
        "arXiv:2207.04380), FFT composition, certified (docs/pld.md)",
        P, "", false, profile_accountant(composition_pld), true, /*takes_changing_rates=*/true},
+      {"ganesh-group-pld",
+       "Ganesh 2024 (arXiv:2401.10294): a user's k Poisson-sampled records, the mixture sum_j Bin(j; k, q) N(j/z, 1) "
+       "against N(0, 1) per step and the reverse, composed by the certified PLD accountant",
+       P,
+       "the paper's statement could not be read here (only its abstract): the pair is the one tensorflow/privacy's "
+       "user-level statement builds with dp_accounting's MixtureOfGaussiansDpEvent; docs/analyses.md, \"Users: group "
+       "privacy\"",
+       false, profile_accountant(ganesh_group_pld), true, /*takes_changing_rates=*/true, /*takes_groups=*/true},
       {"poisson-as-if",
        "the run's fixed-size or shuffled batches accounted as if Poisson-sampled with q = b/n, as opacus and "
        "dp_accounting account them: composition-pld of that run (Poisson-subsampled Gaussian, Mironov, Talwar & Zhang "
@@ -396,10 +406,29 @@ std::vector<Analysis> with_rate_gates(std::vector<Analysis> entries) {
   return entries;
 }
 
+/// Users of several records (records_per_user = k > 1): every entry that does not take groups itself
+/// is evaluated for one record and made user-level (analyses/group_privacy.hpp); a lower bound or a
+/// bound for some records only has no user-level form here and refuses.
+std::vector<Analysis> with_group_privacy(std::vector<Analysis> entries) {
+  for (Analysis& a : entries) {
+    if (a.takes_groups) continue;
+    const bool bounds = bounds_the_run(a.status) || a.status == AnalysisStatus::Heuristic;
+    a.assess = [inner = std::move(a.assess), bounds](const AnalysisInput& in, std::span<const double> orders) {
+      const std::int64_t k = in.run.records_per_user;
+      if (k <= 1) return inner(in, orders);
+      if (!bounds)
+        return refused("records_per_user = " + std::to_string(k) +
+                       ": a lower bound for one record; group privacy turns upper bounds only into user-level ones");
+      return user_level(inner(in, orders), k, orders);
+    };
+  }
+  return entries;
+}
+
 }  // namespace
 
 const std::vector<Analysis>& analysis_registry() {
-  static const std::vector<Analysis> registry = with_rate_gates(build_registry());
+  static const std::vector<Analysis> registry = with_group_privacy(with_rate_gates(build_registry()));
   return registry;
 }
 

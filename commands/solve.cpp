@@ -80,6 +80,10 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine) {
 RunReport solve_run(const RunConfig& config, const EngineRegistry& engines, ReportSink* sink,
                     const StepProgress& progress) {
   const RunSpec& spec = config.spec;
+  if (spec.records_per_user > 1)
+    throw SpecError("domain.records_per_user", std::to_string(spec.records_per_user),
+                    "solve reports the record-level R of the PDI; `rdpdyn compare` gives user-level bounds (group "
+                    "privacy, docs/analyses.md \"Users: group privacy\")");
   const Engine& engine = configured_engine(config, engines);
   RunReport report;
   report.metadata = metadata_of(config, engine);

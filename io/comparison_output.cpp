@@ -44,6 +44,8 @@ const char* orderless_route(const std::string& conversion) {
   if (conversion == "gdp") return "exact GDP profile of the worst placement";
   if (conversion == "gdp-mixture") return "Gaussian-DP profiles of the placements averaged (gdp-mixture)";
   if (conversion == "pld") return "privacy loss distribution's profile (pld)";
+  if (conversion == "group") return "record-level profile made user-level by group privacy (Vadhan 2017, Lemma 2.2)";
+  if (conversion == "pld-lower") return "certified lower estimate of the composed pairs' profile (pld-lower)";
   return nullptr;
 }
 

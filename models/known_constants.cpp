@@ -374,6 +374,9 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
   }
   if (spec.diameter) declared("domain.diameter", format_number(*spec.diameter), "diameter of the constraint set");
   if (spec.gradients_norm_bounded) declared("domain.lipschitz_loss", "true", "per-record gradient norms <= S_g/2");
+  if (spec.records_per_user > 1)
+    declared("domain.records_per_user", std::to_string(spec.records_per_user),
+             "no user has more records: every bound is user-level (group privacy)");
   if (!std::holds_alternative<ZeroCurve>(spec.initial))
     declared("initial", "\"" + initial_curve_kind(spec.initial) + "\"", "R_0 bounds the initial divergence");
   for (const auto& e : spec.events) {

@@ -299,6 +299,7 @@ TrainingRun training_run_of(const RunSpec& spec) {
   run.diameter = spec.diameter;
   run.adjacency = spec.adjacency;
   run.gradients_norm_bounded = spec.gradients_norm_bounded;
+  run.records_per_user = spec.records_per_user;
   run.orders = spec.orders;
   return run;
 }

@@ -19,6 +19,9 @@ inline constexpr std::int64_t kMaxSteps = std::int64_t{1} << 40;
 /// [[algorithm.schedule]] phases and [[events]]: each is one phase (an event up to two) of the
 /// privacy program, a few hundred bytes; 2^20 of them stay well under a gigabyte.
 inline constexpr std::int64_t kMaxPhases = std::int64_t{1} << 20;
+/// [domain] records_per_user: group privacy multiplies epsilon by k and the Rényi orders by 2^c
+/// (c = ceil(log2 k)); beyond 2^20 records a user every bound is vacuous.
+inline constexpr std::int64_t kMaxRecordsPerUser = std::int64_t{1} << 20;
 inline constexpr std::int64_t kMaxEvents = std::int64_t{1} << 20;
 
 /// Entries of one array of the configuration text, checked before the TOML parser runs: toml11

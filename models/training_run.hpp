@@ -65,6 +65,9 @@ struct TrainingRun {
   /// value is not an upper bound (analyses/composition.cpp).
   bool gradients_norm_bounded = false;
   Adjacency adjacency = Adjacency::Replace;
+  /// Neighbours differ in one user's records, at most this many (1: one record). Entries that do not
+  /// take groups themselves are made user-level by the registry (analyses/group_privacy.hpp).
+  std::int64_t records_per_user = 1;
   std::vector<double> orders;  ///< Rényi orders alpha > 1
   /// Poisson sampling: the probability q with which each record is in a step's batch.
   double sampling_rate = 0.0;

@@ -10,8 +10,15 @@
 
 namespace rdpdyn::config_reader {
 void parse_domain(const Section& d, RunSpec& spec) {
-  d.allow_only({"diameter", "adjacency", "lipschitz_loss"});
+  d.allow_only({"diameter", "adjacency", "lipschitz_loss", "records_per_user"});
   if (d.has("lipschitz_loss")) spec.gradients_norm_bounded = boolean(d, "lipschitz_loss");
+  if (d.has("records_per_user")) {
+    spec.records_per_user = d.integer("records_per_user");
+    if (spec.records_per_user < 1 || spec.records_per_user > limits::kMaxRecordsPerUser)
+      throw SpecError(d.key("records_per_user"), std::to_string(spec.records_per_user),
+                      "must be an integer in [1, " + std::to_string(limits::kMaxRecordsPerUser) +
+                          "] (the most records one user contributes)");
+  }
   if (d.has("diameter")) spec.diameter = positive(d, "diameter");
   // "remove" is the older spelling of "add-remove" (one record more or less, either direction).
   if (d.has("adjacency")) spec.adjacency = enum_value(d, "adjacency", kAdjacencyNames);
