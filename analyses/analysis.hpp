@@ -140,6 +140,10 @@ struct Analysis {
   /// other entry is evaluated for one record and made user-level by the registry
   /// (analyses/group_privacy.hpp), or refused when it is a lower bound.
   bool takes_groups = false;
+  /// Accounts zero-out neighbours (a record against a null record of zero gradient, [domain]
+  /// adjacency = "zero-out"): the composition entries, poisson-as-if, chua-shuffle-lower and
+  /// ganesh-group-pld. Every other entry refuses such a run by name (analyses/registry.cpp).
+  bool takes_zero_out = false;
 
   /// The status that holds for one result of this analysis.
   AnalysisStatus status_of(const AnalysisResult& r) const { return r.status_here.value_or(status); }

@@ -45,8 +45,8 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
   if (run.adjacency == Adjacency::AddRemove)
     return refuse(
         "adjacency = add-remove with fixed-size batches: how the loader refills the removed record's slot is "
-        "not modelled; describe the run with replace adjacency (S_g the gradients' difference, "
-        "domain.lipschitz_loss = true when every norm is <= S_g/2)");
+        "not modelled; describe the run with zero-out adjacency (the batch loses the record's gradient) or "
+        "replace (S_g the gradients' difference, domain.lipschitz_loss = true when every norm is <= S_g/2)");
   if (spec.algorithm.dropped_records > 0)
     return refuse("drop_last leaves " + std::to_string(spec.algorithm.dropped_records) +
                   " records out of each epoch: the record may sit an epoch out, which this pair does not model");
@@ -75,9 +75,15 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
   const std::int64_t count = persistent ? 1 : epochs;
   std::vector<pld::Direction> directions;
   std::vector<std::shared_ptr<const pld::DiscretePair>> binned;
-  if (run.gradients_norm_bounded) {
-    for (double c : {0.5 * a, 0.0}) {
-      auto pair = std::make_shared<pld::DiscretePair>(pld::shuffled_batch_max_pair(t, scale * a, scale * c));
+  // The (record's batch shift, the neighbour's) pairs, in units of the noise (see the header).
+  std::vector<std::pair<double, double>> shifts;
+  if (run.adjacency == Adjacency::ZeroOut)  // S_g = C bounds each gradient; the neighbour is the null record
+    shifts = {{2.0 * a, a}, {a, 0.0}};      // the others at -C (the paper's pair), or at 0
+  else if (run.gradients_norm_bounded)
+    shifts = {{a, 0.5 * a}, {a, 0.0}};
+  if (!shifts.empty()) {
+    for (auto [p, c] : shifts) {
+      auto pair = std::make_shared<pld::DiscretePair>(pld::shuffled_batch_max_pair(t, scale * p, scale * c));
       binned.push_back(pair);
       directions.push_back({{pair, count}});
     }
@@ -98,7 +104,10 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
   r.reason = std::to_string(epochs) + " whole epoch(s) of n/b = " + std::to_string(t) + " batches, z = " +
              format_number(z) + "; " +
              (persistent ? "shuffle-once: one epoch with the shifts times sqrt(E)" : "shuffle: the epochs' pairs composed") +
-             (run.gradients_norm_bounded
+             (run.adjacency == Adjacency::ZeroOut
+                  ? "; zero-out: the record at +C among records at -C against the null record (the paper's pair), "
+                    "or among records at 0, the larger"
+              : run.gradients_norm_bounded
                   ? "; norms <= S_g/2: the record at +S_g/2 among records at -S_g/2 against a null record (the "
                     "paper's pair) or one at -S_g/2, the larger"
                   : "; S_g bounds only the difference: the limit of the pair is the Gaussian composition, equal "

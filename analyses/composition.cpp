@@ -236,6 +236,11 @@ AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Compo
 std::optional<std::string> amplification_problem_impl(const TrainingRun& run) {
   if (run.gradients_norm_bounded || run.sampling == BatchSampling::FullBatch) return std::nullopt;
   if (run.sampling == BatchSampling::Poisson && run.adjacency == Adjacency::AddRemove) return std::nullopt;
+  // Zero-out: the batch (Poisson or b of n) is drawn over the same indices on both datasets and the
+  // record's slot holds its gradient or zero: MTZ19's pair with q = b/n, nothing to assume.
+  if (run.adjacency == Adjacency::ZeroOut && run.sampling != BatchSampling::Partition &&
+      run.sampling != BatchSampling::ShuffleOnce && run.sampling != BatchSampling::Shuffle)
+    return std::nullopt;
   return std::string("amplification by sampling ") +
          (run.sampling == BatchSampling::Poisson ? "under replace adjacency" : "with fixed-size batches") +
          " is an upper bound only if every per-record gradient has norm <= S_g/2 (an L-Lipschitz loss, "
@@ -246,7 +251,10 @@ std::optional<std::string> amplification_problem_impl(const TrainingRun& run) {
 
 AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<CompositionPlan, std::string>& planned) {
   const std::string name = "composition-sgm";
-  const bool exact_setting = run.sampling == BatchSampling::Poisson && run.adjacency == Adjacency::AddRemove;
+  const bool exact_setting =
+      (run.sampling == BatchSampling::Poisson && run.adjacency == Adjacency::AddRemove) ||
+      (run.adjacency == Adjacency::ZeroOut &&
+       (run.sampling == BatchSampling::Poisson || run.sampling == BatchSampling::PerStep));
   const std::string citation =
       std::string(
           "sampled Gaussian mechanism S_alpha(q, z) (Mironov, Talwar & Zhang 2019, arXiv:1908.10530, "
@@ -254,7 +262,8 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
           "over the steps (Mironov 2017, arXiv:1702.07476, Prop. 1), phase by phase, with released "
           "Gaussian events and R_0; z = s / Delta, Delta = eta S_g / b. ") +
       (exact_setting ? "Poisson sampling with rate q under add/remove adjacency is MTZ19's setting (z = noise std / "
-                       "clipping norm, the DP-SGD noise_multiplier): the accountant of opacus and dp_accounting"
+                       "clipping norm, the DP-SGD noise_multiplier): the accountant of opacus and dp_accounting; "
+                       "under zero-out, b of n drawn afresh is the same pair with q = b/n"
                      : "The run samples b of n without replacement, or Poisson under replace adjacency: a step is a "
                        "pair of mixtures of three Gaussians; the Poisson SGM pair is their worst case only if "
                        "per-record gradient norms are <= S_g/2 (L-Lipschitz, S_g = 2L), and that is checked "
@@ -286,7 +295,8 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
              (changing_rate(plan) ? " (the largest of the phases' rates)" : "");
   if (plan.stretches.size() == 1) r.reason += ", z = " + format_number(plan.stretches.front().z);
   r.reason += ", " + std::to_string(steps) + " steps" + extras_note(plan);
-  r.reason += exact_setting ? "; add/remove adjacency (MTZ19's setting)"
+  r.reason += exact_setting ? (run.adjacency == Adjacency::ZeroOut ? "; zero-out adjacency (MTZ19's pair)"
+                                                                    : "; add/remove adjacency (MTZ19's setting)")
                             : "; per-record gradient norms <= S_g/2 as declared (Poisson SGM value for this "
                               "sampling, see citation)";
   try {
@@ -344,7 +354,7 @@ std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec,
       if (phase.sampling_rate) phase_run.sampling_rate = *phase.sampling_rate;
       if (phase.noise_multiplier)
         phase_run.noise_multiplier = noise_units::effective_from_dpsgd_multiplier(
-            *phase.noise_multiplier, spec.adjacency == Adjacency::AddRemove);
+            *phase.noise_multiplier, one_record_apart(spec.adjacency));
     }
     // A phase may set S_g = 0 (its steps do not depend on the record); the run's own S_g must be > 0.
     auto z = multiplier_of(own ? phase_run : run, phase.eta, phase.sigma, sensitivity, phase.sensitivity.has_value());

@@ -108,7 +108,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
 
   // Sampled steps: the pairs of each phase, each event's Gaussian pair.
   r.amplified_by_sampling = true;
-  const bool add_remove = run.adjacency == Adjacency::AddRemove;
+  // Add/remove and zero-out: the record's term is there or not (zero-out: a b-of-n batch keeps its
+  // slots, so per-step batches are the same pair with q = b/n): the remove and add pairs.
+  const bool add_remove = one_record_apart(run.adjacency);
   // Poisson under replace-one: with per-record norms <= S_g/2, the antipodal pair (tight); else the
   // pair given the batch size; where the sizes' law is too wide to tabulate (n q (1 - q) above about
   // 1e10), the shared-component pair, which needs nothing.
@@ -173,17 +175,21 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
 
   // R: the Rényi divergence of the same composed pairs (for the antipodal pair, of the shared-component
   // pair that dominates it: an upper bound).
-  for (double alpha : run.orders) {
-    double total = alpha * plan.event_slope;
-    for (const auto& s : plan.stretches) {
-      if (s.steps <= 0 || std::isinf(s.z)) continue;
-      // q = 1: the Gaussian mechanism's alpha / (2 z^2) (Mironov 2017 Prop. 7).
-      total +=
-          static_cast<double>(s.steps) * (q_of(s) == 1.0 ? alpha / (2.0 * s.z * s.z)
-                                          : add_remove   ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
-                                                       : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
+  try {
+    for (double alpha : run.orders) {
+      double total = alpha * plan.event_slope;
+      for (const auto& s : plan.stretches) {
+        if (s.steps <= 0 || std::isinf(s.z)) continue;
+        // q = 1: the Gaussian mechanism's alpha / (2 z^2) (Mironov 2017 Prop. 7).
+        total +=
+            static_cast<double>(s.steps) * (q_of(s) == 1.0 ? alpha / (2.0 * s.z * s.z)
+                                            : add_remove   ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
+                                                         : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
+      }
+      r.R.push_back(total);
     }
-    r.R.push_back(total);
+  } catch (const std::runtime_error& e) {  // an order beyond the expansions' reach (alpha > 1e6)
+    return refused(std::string("numerical evaluation failed: ") + e.what());
   }
   r.reason = std::string(per_step ? "per-step batches of b of n, q = b/n = " : "Poisson, q = ") + format_number(q) +
              (changing_rate(plan) ? " (the largest of the phases' rates)" : "");
@@ -191,7 +197,8 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   r.reason += ", " + std::to_string(steps) + " steps";
   if (plan.stretches.size() > 1) r.reason += ", " + std::to_string(plan.stretches.size()) + " phases";
   if (plan.events > 0) r.reason += ", " + std::to_string(plan.events) + " released Gaussian event(s)";
-  r.reason += add_remove  ? "; add/remove: remove and add pairs composed separately, delta the larger"
+  r.reason += add_remove  ? std::string("; ") + adjacency_name(run.adjacency) +
+                               ": remove and add pairs composed separately, delta the larger"
               : antipodal ? "; replace: two records of opposite gradients, norms <= S_g/2 (lipschitz_loss)"
               : per_step  ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
               : sizes_revealed ? "; replace: C_{k/n}(G(1/z)) given the batch size k, the sizes' law revealed (where "

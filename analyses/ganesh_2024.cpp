@@ -50,8 +50,9 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
   if (run.sampling != BatchSampling::Poisson)
     return refused("stated for Poisson sampling; the run samples " + batch_sampling_name(run.sampling) +
                    " (the other entries are made user-level by group privacy)");
-  if (run.adjacency != Adjacency::AddRemove)
-    return refused("stated for add/remove neighbours (a user's records added or removed); the run is replace-one");
+  if (run.adjacency == Adjacency::Replace)
+    return refused("stated for add/remove neighbours (a user's records added or removed, or zeroed out); the run is "
+                   "replace-one");
   auto planned = composition_plan(spec, run);
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(*why);
   const CompositionPlan& plan = std::get<CompositionPlan>(planned);
@@ -78,7 +79,11 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
       d.push_back({std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(static_cast<double>(k) * m)), 1});
 
   // R: composition-sgm's, made user-level (an upper bound; the pair's own Rényi divergence is not computed).
-  AnalysisResult sgm = user_level(composition_sgm(spec, run), k, run.orders);
+  TrainingRun stretched_run = run;
+  stretched_run.orders = stretched_orders(k, run.orders);
+  const AnalysisResult sgm_stretched = composition_sgm(spec, stretched_run);
+  AnalysisResult sgm = user_level(composition_sgm(spec, run), k, run.orders,
+                                  sgm_stretched.applies ? &sgm_stretched.R : nullptr);
   if (!sgm.applies) return refused(sgm.reason);
   AnalysisResult r;
   r.name = kName;

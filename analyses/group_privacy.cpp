@@ -43,6 +43,16 @@ struct RecordDelta {
 
 }  // namespace
 
+std::vector<double> stretched_orders(std::int64_t k, std::span<const double> orders) {
+  const double stretch = std::ldexp(1.0, doubling_exponent(k));
+  std::vector<double> out;
+  for (double a : orders) {
+    const double s = stretch * std::max(a, 2.0);
+    if (out.empty() || s > out.back()) out.push_back(s);
+  }
+  return out;
+}
+
 double group_delta(double record_epsilon, double record_delta, std::int64_t k) {
   if (!(record_delta < kInf)) return kInf;
   const double kd = static_cast<double>(k);
@@ -51,7 +61,8 @@ double group_delta(double record_epsilon, double record_delta, std::int64_t k) {
   return outward::round_up(record_delta * factor, 8.0 * kU * (1.0 + kd * record_epsilon));
 }
 
-AnalysisResult user_level(AnalysisResult r, std::int64_t k, std::span<const double> orders) {
+AnalysisResult user_level(AnalysisResult r, std::int64_t k, std::span<const double> orders,
+                          const std::vector<double>* record_R_stretched) {
   if (!r.applies || k <= 1) return r;
   const double kd = static_cast<double>(k);
   const std::string note = "; user-level, at most " + std::to_string(k) + " records a user: ";
@@ -77,11 +88,15 @@ AnalysisResult user_level(AnalysisResult r, std::int64_t k, std::span<const doub
   std::function<double(double)> continuous = r.at_order;
   if (!continuous && r.slope) continuous = [slope = *r.slope](double a) { return a * slope; };
   const RecordDelta record_delta{std::vector<double>(orders.begin(), orders.end()), r.R, r.fdp_delta};
+  const std::vector<double> stretched = stretched_orders(k, orders);
   std::vector<double> user_R;
   for (double a : orders) {
     const double needed = stretch * std::max(a, 2.0);
     double at = kInf;
-    if (continuous) {
+    if (record_R_stretched) {
+      for (std::size_t j = 0; j < stretched.size() && j < record_R_stretched->size(); ++j)
+        if (stretched[j] == needed) at = (*record_R_stretched)[j];
+    } else if (continuous) {
       at = continuous(needed);
     } else {
       for (std::size_t j = 0; j < orders.size() && j < r.R.size(); ++j)

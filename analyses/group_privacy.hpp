@@ -18,13 +18,21 @@
 // compare then takes the smaller of the Rényi conversion and this route, as for every entry.
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "analyses/analysis.hpp"
 
 namespace rdpdyn {
 
+/// The orders 2^c max(alpha, 2) at which the record-level R gives the user-level R at `orders`
+/// (increasing, without repeats), 2^c >= k.
+std::vector<double> stretched_orders(std::int64_t k, std::span<const double> orders);
+
 /// The user-level result of a record-level one, groups of at most k >= 2 records (see above).
-AnalysisResult user_level(AnalysisResult record_level, std::int64_t k, std::span<const double> orders);
+/// `record_R_stretched`, when given: the record-level R at stretched_orders(k, orders) (an entry
+/// cheap at any order evaluates there); else R is looked up among the recorded orders.
+AnalysisResult user_level(AnalysisResult record_level, std::int64_t k, std::span<const double> orders,
+                          const std::vector<double>* record_R_stretched = nullptr);
 
 /// delta (e^{k eps} - 1) / (e^eps - 1): the user-level delta of a record-level (eps, delta) for
 /// groups of k (Vadhan 2017, Lemma 2.2's proof), rounded up.

@@ -260,14 +260,17 @@ std::vector<Analysis> build_registry() {
       {"ganesh-lemma-i2", "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma I.2", P, "", true,
        langevin_paper(ganesh_lemma_i2)},
       {"composition-gaussian", "Mironov 2017 (arXiv:1702.07476) Prop. 1 and 7", P, "", true,
-       accountant(composition_gaussian), true, /*takes_changing_rates=*/true},
+       accountant(composition_gaussian), true, /*takes_changing_rates=*/true, /*takes_groups=*/false,
+       /*takes_zero_out=*/true},
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "", true,
-       accountant(composition_sgm), true, /*takes_changing_rates=*/true},
+       accountant(composition_sgm), true, /*takes_changing_rates=*/true, /*takes_groups=*/false,
+       /*takes_zero_out=*/true},
       {"composition-pld",
        "privacy loss distributions of the run's dominating pairs (Koskela, Jälkö & Honkela 2020, arXiv:1906.03049; "
        "Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko et al. 2022, "
        "arXiv:2207.04380), FFT composition, certified (docs/pld.md)",
-       P, "", false, profile_accountant(composition_pld), true, /*takes_changing_rates=*/true},
+       P, "", false, profile_accountant(composition_pld), true, /*takes_changing_rates=*/true,
+       /*takes_groups=*/false, /*takes_zero_out=*/true},
       {"ganesh-group-pld",
        "Ganesh 2024 (arXiv:2401.10294): a user's k Poisson-sampled records, the mixture sum_j Bin(j; k, q) N(j/z, 1) "
        "against N(0, 1) per step and the reverse, composed by the certified PLD accountant",
@@ -275,7 +278,8 @@ std::vector<Analysis> build_registry() {
        "the paper's statement could not be read here (only its abstract): the pair is the one tensorflow/privacy's "
        "user-level statement builds with dp_accounting's MixtureOfGaussiansDpEvent; docs/analyses.md, \"Users: group "
        "privacy\"",
-       false, profile_accountant(ganesh_group_pld), true, /*takes_changing_rates=*/true, /*takes_groups=*/true},
+       false, profile_accountant(ganesh_group_pld), true, /*takes_changing_rates=*/true, /*takes_groups=*/true,
+       /*takes_zero_out=*/true},
       {"poisson-as-if",
        "the run's fixed-size or shuffled batches accounted as if Poisson-sampled with q = b/n, as opacus and "
        "dp_accounting account them: composition-pld of that run (Poisson-subsampled Gaussian, Mironov, Talwar & Zhang "
@@ -283,7 +287,8 @@ std::vector<Analysis> build_registry() {
        H,
        "not a bound for the run's batches: shuffled batches can be much less private than Poisson ones (Chua et al. "
        "2024, arXiv:2403.17673; chua-shuffle-lower shows by how much at least); docs/analyses.md, \"poisson-as-if\"",
-       false, profile_accountant(poisson_as_if)},
+       false, profile_accountant(poisson_as_if), true, /*takes_changing_rates=*/false, /*takes_groups=*/false,
+       /*takes_zero_out=*/true},
       {"chua-shuffle-lower",
        "Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang 2024 (arXiv:2403.17673): the largest batch sum of each "
        "shuffled epoch for a pair of linear-loss datasets, composed over the epochs (Chua et al. 2024b, "
@@ -292,7 +297,8 @@ std::vector<Analysis> build_registry() {
        "a lower bound with every iterate released, not of the last iterate; the paper's body could not be read here: "
        "the pair and test follow the authors' code (google-research dpsgd_batch_sampler_accounting, commit 4c42994) "
        "and are derived again in docs/analyses.md, \"chua-shuffle-lower, poisson-as-if\"",
-       false, released_lower_bound(chua_shuffle_lower)},
+       false, released_lower_bound(chua_shuffle_lower), true, /*takes_changing_rates=*/false,
+       /*takes_groups=*/false, /*takes_zero_out=*/true},
       {"steinke-last-iterate",
        "Steinke et al. 2025 (arXiv:2410.06186), the last-iterate heuristic: the Binomial(T, q) mixture of Gaussians "
        "against a Gaussian, exact for linear losses",
@@ -406,6 +412,22 @@ std::vector<Analysis> with_rate_gates(std::vector<Analysis> entries) {
   return entries;
 }
 
+/// Zero-out neighbours: only the entries that account them (Analysis::takes_zero_out) see such a run.
+std::vector<Analysis> with_zero_out_gate(std::vector<Analysis> entries) {
+  std::string takers;
+  for (const Analysis& a : entries)
+    if (a.takes_zero_out) takers += (takers.empty() ? "" : ", ") + a.name;
+  for (Analysis& a : entries) {
+    if (a.takes_zero_out) continue;
+    a.assess = [inner = std::move(a.assess), takers](const AnalysisInput& in, std::span<const double> orders) {
+      if (in.run.adjacency == Adjacency::ZeroOut)
+        return refused("stated for replace or add/remove neighbours; zero-out neighbours are accounted by " + takers);
+      return inner(in, orders);
+    };
+  }
+  return entries;
+}
+
 /// Users of several records (records_per_user = k > 1): every entry that does not take groups itself
 /// is evaluated for one record and made user-level (analyses/group_privacy.hpp); a lower bound or a
 /// bound for some records only has no user-level form here and refuses.
@@ -419,7 +441,14 @@ std::vector<Analysis> with_group_privacy(std::vector<Analysis> entries) {
       if (!bounds)
         return refused("records_per_user = " + std::to_string(k) +
                        ": a lower bound for one record; group privacy turns upper bounds only into user-level ones");
-      return user_level(inner(in, orders), k, orders);
+      AnalysisResult record = inner(in, orders);
+      if (!record.applies) return record;
+      // R where Mironov's Prop. 2 reads it, 2^c max(alpha, 2): the entry evaluated there too (where it
+      // cannot be, e.g. orders beyond an expansion's reach, R is looked up among the recorded orders).
+      const std::vector<double> stretched = stretched_orders(k, orders);
+      const AnalysisResult at_stretched = inner(in, stretched);
+      if (!at_stretched.applies) return user_level(std::move(record), k, orders);
+      return user_level(std::move(record), k, orders, &at_stretched.R);
     };
   }
   return entries;
@@ -428,7 +457,7 @@ std::vector<Analysis> with_group_privacy(std::vector<Analysis> entries) {
 }  // namespace
 
 const std::vector<Analysis>& analysis_registry() {
-  static const std::vector<Analysis> registry = with_group_privacy(with_rate_gates(build_registry()));
+  static const std::vector<Analysis> registry = with_group_privacy(with_zero_out_gate(with_rate_gates(build_registry())));
   return registry;
 }
 

@@ -181,9 +181,13 @@ AnalysisResult steinke_last_iterate(const RunSpec& spec, const TrainingRun& run)
       (linear ? "; exact for the declared linear loss" : "; a heuristic for this loss (exact only for linear losses)");
   // R: the composition's RDP, an upper bound of this pair's Rényi divergence (the last iterate is a
   // post-processing of the released iterates).
-  for (double alpha : run.orders)
-    r.R.push_back(steps > 0 && !std::isinf(z) ? static_cast<double>(steps) * sampled_gaussian_rdp_upper(q, z, alpha)
-                                              : 0.0);
+  try {
+    for (double alpha : run.orders)
+      r.R.push_back(steps > 0 && !std::isinf(z) ? static_cast<double>(steps) * sampled_gaussian_rdp_upper(q, z, alpha)
+                                                : 0.0);
+  } catch (const std::runtime_error& e) {  // an order beyond the expansions' reach (alpha > 1e6)
+    return refuse(std::string("numerical evaluation failed: ") + e.what());
+  }
   if (steps == 0 || std::isinf(z)) return r;
   r.fdp_route = "last-iterate-pair";
   r.fdp_epsilon = [steps, q, z](double delta) { return linear_last_iterate_epsilon(steps, q, z, delta).upper; };

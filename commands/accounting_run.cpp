@@ -21,6 +21,9 @@ AccountingRun accounting_run_of(const RunConfig& config) {
     throw SpecError("domain.adjacency", "\"" + adjacency_name(spec.adjacency) + "\"",
                     "a sampled-without-replacement DpEvent is accounted under replace-one neighbours (dp_accounting's "
                     "REPLACE_ONE); use adjacency = \"replace\"");
+  if (spec.adjacency == Adjacency::ZeroOut)
+    throw SpecError("domain.adjacency", "\"zero-out\"",
+                    "the DpEvents written here are accounted under add/remove or replace-one; use one of those");
   if (a.kind != AlgorithmKind::NoisyGd && !poisson && !without_replacement)
     throw SpecError(a.kind == AlgorithmKind::NoisySgd ? "algorithm.sampling" : "algorithm.kind",
                     "\"" +

@@ -38,18 +38,18 @@ double update_batch(const AlgorithmSpec& a) {
 double sensitivity_of(const AlgorithmSpec& a) { return a.phases.front().sensitivity.value_or(a.sensitivity); }
 
 /// C21 sigma <-> DP-SGD noise multiplier of a noisy-sgd run's first phase: the clipping norm is
-/// C = S_g under add-remove adjacency, S_g / 2 under replace (models/noise_units.hpp).
+/// C = S_g under add-remove and zero-out adjacency, S_g / 2 under replace (models/noise_units.hpp).
 double multiplier_from_sigma(const RunSpec& spec, double sigma) {
   const AlgorithmSpec& a = spec.algorithm;
   const double eta = a.phases.front().eta, sg = sensitivity_of(a), b = update_batch(a);
-  return spec.adjacency == Adjacency::AddRemove
+  return one_record_apart(spec.adjacency)
              ? noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(sigma, eta, sg, b)
              : noise_units::dpsgd_multiplier_from_c21_sigma(sigma, eta, sg, b);
 }
 double sigma_from_multiplier(const RunSpec& spec, double m) {
   const AlgorithmSpec& a = spec.algorithm;
   const double eta = a.phases.front().eta, sg = sensitivity_of(a), b = update_batch(a);
-  return spec.adjacency == Adjacency::AddRemove ? noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(m, eta, sg, b)
+  return one_record_apart(spec.adjacency) ? noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(m, eta, sg, b)
                                                 : noise_units::c21_sigma_from_dpsgd_multiplier(m, eta, sg, b);
 }
 

@@ -65,7 +65,7 @@ const Engine& configured_engine(const RunConfig& config, const EngineRegistry& e
 EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry& engines, RecordObserver& observer,
                                    const StepProgress& progress) {
   const RunSpec& spec = config.spec;
-  if (spec.adjacency == Adjacency::AddRemove) {
+  if (spec.adjacency != Adjacency::Replace) {
     std::string also;
     for (const auto& m : missing_pdi_constants(spec)) {
       if (!also.empty()) also += ", ";
@@ -73,7 +73,7 @@ EngineSummary solve_configured_run(const RunConfig& config, const EngineRegistry
     }
     std::string rule =
         "the PDI is derived for replace-one neighbours (same dataset size, C21 Sec. 2): use \"replace\" here, or "
-        "`rdpdyn compare` for the accountants of add/remove neighbours";
+        "`rdpdyn compare` for the accountants of add/remove and zero-out neighbours";
     if (!also.empty()) rule += "; the run also does not declare " + also + ", which the PDI needs";
     throw SpecError("domain.adjacency", "\"" + std::string(adjacency_name(spec.adjacency)) + "\"", rule);
   }

@@ -291,7 +291,7 @@ TrainingRun training_run_of(const RunSpec& spec) {
   run.declares_lsi = spec.declares_lsi;
   if (a.noise_multiplier && !(run.sigma > 0.0))  // no C21 units: the accountants' z from the multiplier
     run.noise_multiplier =
-        noise_units::effective_from_dpsgd_multiplier(*a.noise_multiplier, spec.adjacency == Adjacency::AddRemove);
+        noise_units::effective_from_dpsgd_multiplier(*a.noise_multiplier, one_record_apart(spec.adjacency));
   const bool smooth_model =
       spec.declares_lsi && (spec.lsi.kind == LsiKind::StronglyConvex || spec.lsi.kind == LsiKind::Recursion);
   run.lambda = a.loss == LossKind::Squared ? 1.0 : smooth_model && !spec.lsi.lipschitz ? spec.lsi.lambda : 0.0;

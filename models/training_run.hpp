@@ -36,15 +36,25 @@ inline constexpr NameTable<BatchSampling, 6> kBatchSamplingNames{{{BatchSampling
 inline std::string batch_sampling_name(BatchSampling s) { return name_of(kBatchSamplingNames, s); }
 
 /// Neighbouring datasets: one record replaced (same size), or one record added or removed (the
-/// default of DP-SGD libraries). `Remove` is the older name of AddRemove (the configuration still
-/// accepts "remove"): both datasets are neighbours in either direction, so removing one record and
-/// adding one are the same relation.
-enum class Adjacency { Replace, AddRemove, Remove = AddRemove };
+/// default of DP-SGD libraries), or one record replaced by a null record whose gradient is zero
+/// ("zero-out": Kairouz et al. 2021, arXiv:2103.00039; dp_accounting's REPLACE_SPECIAL; the relation
+/// of Chua et al. 2024): the dataset keeps its size and a fixed-size batch keeps its slots, so the
+/// batch loses the record's gradient instead of taking another record's, and one clip bounds the
+/// difference. `Remove` is the older name of AddRemove (the configuration still accepts "remove"):
+/// both datasets are neighbours in either direction, so removing one record and adding one are the
+/// same relation.
+enum class Adjacency { Replace, AddRemove, ZeroOut, Remove = AddRemove };
+
+/// Whether one record's clipped gradient bounds the neighbours' difference (add/remove, zero-out),
+/// rather than two records' (replace): the DP-SGD multiplier m is then z itself (models/noise_units.hpp).
+constexpr bool one_record_apart(Adjacency a) { return a != Adjacency::Replace; }
 
 /// The configuration's names of domain.adjacency; "remove", the older spelling, is read as add-remove
 /// and printed as "add-remove" (name_of finds the first entry of a value).
-inline constexpr NameTable<Adjacency, 3> kAdjacencyNames{
-    {{Adjacency::Replace, "replace"}, {Adjacency::AddRemove, "add-remove"}, {Adjacency::Remove, "remove"}}};
+inline constexpr NameTable<Adjacency, 4> kAdjacencyNames{{{Adjacency::Replace, "replace"},
+                                                          {Adjacency::AddRemove, "add-remove"},
+                                                          {Adjacency::ZeroOut, "zero-out"},
+                                                          {Adjacency::Remove, "remove"}}};
 inline std::string adjacency_name(Adjacency a) { return name_of(kAdjacencyNames, a); }
 
 struct TrainingRun {

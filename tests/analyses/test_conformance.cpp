@@ -203,6 +203,8 @@ std::string describe(const RunSpec& s) {
   if (s.diameter) os << " diameter=" << num(*s.diameter);
   if (s.gradients_norm_bounded) os << " lipschitz_loss";
   if (s.adjacency == Adjacency::Remove) os << " adjacency=remove";
+  if (s.adjacency == Adjacency::ZeroOut) os << " adjacency=zero-out";
+  if (s.records_per_user > 1) os << " records_per_user=" << s.records_per_user;
   if (!std::holds_alternative<ZeroCurve>(s.initial)) os << " initial=" << initial_curve_kind(s.initial);
   if (!s.events.empty()) os << " events=" << s.events.size();
   if (s.quadratic) {
@@ -423,7 +425,7 @@ Run gd_quadratic(Rng& rng) {
 }
 
 /// Noisy SGD, n = b N with N batches per epoch, LSI recursion, strongly-convex or constant.
-Run sgd(Rng& rng, BatchSampling sampling) {
+Run sgd(Rng& rng, BatchSampling sampling, bool users = false) {
   RunSpec s;
   s.algorithm.kind = AlgorithmKind::NoisySgd;
   s.algorithm.sampling = sampling;
@@ -472,7 +474,15 @@ Run sgd(Rng& rng, BatchSampling sampling) {
     s.algorithm.sampling_rate = static_cast<double>(s.algorithm.batch_size) / s.algorithm.n;
     s.adjacency = coin(rng, 0.7) ? Adjacency::AddRemove : Adjacency::Replace;
   }
-  return {std::string("sgd/") + batch_sampling_name(sampling), config_of(s), std::nullopt};
+  // Drawn last, so the runs above keep their draws: users of several records (ganesh-group-pld and
+  // the group conversions of every other entry) and zero-out neighbours (the composition entries).
+  if (users) {
+    s.adjacency = Adjacency::AddRemove;
+    s.records_per_user = integer(rng, 2, 4);
+  } else if (sampling != BatchSampling::Poisson && coin(rng, 0.15)) {
+    s.adjacency = Adjacency::ZeroOut;
+  }
+  return {std::string(users ? "sgd/users/" : "sgd/") + batch_sampling_name(sampling), config_of(s), std::nullopt};
 }
 
 /// `s` turned into a Langevin diffusion with a constant LSI constant (GTU Lemma C.1's setting).
@@ -552,6 +562,7 @@ const std::vector<Run>& all_runs() {
         {8000, 40, [](Rng& r, int) { return sgd(r, BatchSampling::Shuffle); }},
         {9000, 60, [](Rng& r, int) { return sgd(r, BatchSampling::PerStep); }},
         {12000, 40, [](Rng& r, int) { return sgd(r, BatchSampling::Poisson); }},
+        {13000, 25, [](Rng& r, int) { return sgd(r, BatchSampling::Poisson, /*users=*/true); }},
         {10000, 25, [](Rng& r, int i) { return outside_papers(r, i); }},
         {11000, 50, [](Rng& r, int) { return langevin(r); }},
     };
