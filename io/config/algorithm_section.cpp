@@ -131,7 +131,12 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
       if (s.has("drop_last") && boolean(s, "drop_last"))
         throw SpecError(s.key("drop_last"), describe(s.at("drop_last")),
                         "is used only with batches formed per epoch (partition, shuffle-once, shuffle)");
-      const std::optional<double> q = poisson_rate(s, a.n);
+      const bool varying = poisson_rate_varies(s);
+      if (varying && !s.has("steps"))
+        throw SpecError(s.key(s.has("epochs") ? "epochs" : "steps"), s.has("epochs") ? describe(s.at("epochs")) : "missing",
+                        "a rate that changes with the step needs steps (an epoch's steps depend on the rate)");
+      const std::optional<double> q =
+          varying ? std::optional(first_poisson_rate(s, a.n, non_negative_integer(s, "steps"))) : poisson_rate(s, a.n);
       if (!q)
         throw SpecError(s.key("sampling_rate"), "missing",
                         "sampling = \"poisson\" needs sampling_rate (q), or batch_size (the expected batch size, q = "
@@ -171,6 +176,10 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   } else {
     a.batch_size = static_cast<std::int64_t>(a.n);
   }
+  const bool varying_rate = sgd && a.sampling == BatchSampling::Poisson && poisson_rate_varies(s);
+  if (varying_rate && per_step)
+    throw SpecError(s.key(s.has("sampling_rate") ? "sampling_rate" : "batch_size"), "with a step size or noise that changes with the step",
+                    "a rate that changes with the step takes a constant step size and noise");
   const std::optional<std::int64_t> steps = read_steps(s, a, batch);
   if (per_step) return expand_per_step_values(s, a, adjacency, batch, steps);
   std::optional<double> eta, sigma;
@@ -179,6 +188,10 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   else if (accounting_only_allowed)
     a.declares_eta = false;
   sigma = c21_sigma(s, eta, a, adjacency, batch);
+  if (varying_rate) {
+    if (!steps) throw SpecError(s.key("steps"), "missing", "a rate that changes with the step needs steps");
+    return expand_poisson_rates(s, a, adjacency, eta, sigma, *steps);
+  }
   std::int64_t scheduled = 0;
   if (s.has("schedule")) {
     check_list_size(s, "schedule", limits::kMaxPhases, "each phase is kept in the privacy program");

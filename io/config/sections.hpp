@@ -29,6 +29,15 @@ void expand_per_step_values(const Section& s, AlgorithmSpec& a, Adjacency adjace
                             std::optional<std::int64_t> steps);
 /// The Poisson rate of a table: sampling_rate, or batch_size / n; nullopt when it gives neither.
 std::optional<double> poisson_rate(const Section& s, double n);
+/// Whether a Poisson run's sampling_rate or batch_size is an expression in the step k (or a preset).
+bool poisson_rate_varies(const Section& s);
+/// The rate of the first step of such a run of K steps (its q for the noise conversions of the run's scalars).
+double first_poisson_rate(const Section& s, double n, std::int64_t K);
+/// The phases of a Poisson run whose rate is an expression in k and K: every step evaluated and
+/// checked (q in (0, 1]), equal neighbours one phase with its own rate; the run's step size and noise
+/// (constant) converted with each phase's b = q n.
+void expand_poisson_rates(const Section& s, AlgorithmSpec& a, Adjacency adjacency, std::optional<double> eta,
+                          std::optional<double> sigma, std::int64_t steps);
 /// A phase of a Poisson noisy-sgd run (its own rate, step size, S_g, noise), the run's values inherited.
 void read_poisson_phase(const Section& p, const AlgorithmSpec& a, Adjacency adjacency, std::optional<double> eta,
                         std::optional<double> sigma, Phase& phase);

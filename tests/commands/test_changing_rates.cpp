@@ -143,3 +143,33 @@ TEST_CASE("Changing rates: calibrate refuses them (one noise level, one rate)", 
     }
   }
 }
+
+TEST_CASE("A rate given as an expression in the step: the same run as its phases", "[compare][changing-rates]") {
+  // batch_size = "256 * (1 + (k >= K / 2))": 256 for the first 5000 steps, 512 after.
+  const auto expression = compare_text(kHead + "batch_size = \"256 * (1 + (k >= K / 2))\"\nsteps = 10000\n");
+  const auto phases = compare_text(kDoubling);
+  for (const char* name : {"composition-sgm", "composition-pld", "composition-gaussian"}) {
+    INFO(name);
+    REQUIRE(expression.at(name).result.applies);
+    CHECK(expression.at(name).epsilon == phases.at(name).epsilon);
+    CHECK(expression.at(name).result.R == phases.at(name).result.R);
+  }
+  const RunConfig config =
+      parse_config_text(kHead + "sampling_rate = \"0.01 + 0.01 * (k >= 3)\"\nsteps = 5\n", "<test>");
+  REQUIRE(config.spec.algorithm.phases.size() == 2);
+  CHECK(config.spec.algorithm.phases[0].steps == 3);
+  CHECK_FALSE(config.spec.algorithm.phases[0].sampling_rate.has_value());
+  CHECK(config.spec.algorithm.phases[1].sampling_rate == 0.02);
+  // A rate outside (0, 1] at some step names the key, the value and the step; epochs need one rate.
+  const auto key_of = [](const std::string& text) {
+    try {
+      parse_config_text(text, "<test>");
+    } catch (const SpecError& e) {
+      return e.key() + " | " + e.value();
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(key_of(kHead + "sampling_rate = \"0.5 * k\"\nsteps = 5\n") ==
+        "algorithm.sampling_rate | 0 at step k = 0 (K = 5, algorithm.sampling_rate = \"0.5 * k\")");
+  CHECK(key_of(kHead + "sampling_rate = \"0.01 * (1 + k / K)\"\nepochs = 3\n") == "algorithm.epochs | 3");
+}
