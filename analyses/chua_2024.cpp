@@ -79,7 +79,7 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
   std::vector<std::pair<double, double>> shifts;
   if (run.adjacency == Adjacency::ZeroOut)  // S_g = C bounds each gradient; the neighbour is the null record
     shifts = {{2.0 * a, a}, {a, 0.0}};      // the others at -C (the paper's pair), or at 0
-  else if (run.gradients_norm_bounded)
+  else if (run.gradients_norm_bounded || spec.algorithm.noise_multiplier)  // clipped DP-SGD: norms <= C = S_g/2
     shifts = {{a, 0.5 * a}, {a, 0.0}};
   if (!shifts.empty()) {
     for (auto [p, c] : shifts) {
@@ -107,7 +107,7 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
              (run.adjacency == Adjacency::ZeroOut
                   ? "; zero-out: the record at +C among records at -C against the null record (the paper's pair), "
                     "or among records at 0, the larger"
-              : run.gradients_norm_bounded
+              : run.gradients_norm_bounded || spec.algorithm.noise_multiplier
                   ? "; norms <= S_g/2: the record at +S_g/2 among records at -S_g/2 against a null record (the "
                     "paper's pair) or one at -S_g/2, the larger"
                   : "; S_g bounds only the difference: the limit of the pair is the Gaussian composition, equal "

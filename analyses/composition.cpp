@@ -236,11 +236,10 @@ AnalysisResult gaussian_of_plan(const TrainingRun& run, const std::variant<Compo
 std::optional<std::string> amplification_problem_impl(const TrainingRun& run) {
   if (run.gradients_norm_bounded || run.sampling == BatchSampling::FullBatch) return std::nullopt;
   if (run.sampling == BatchSampling::Poisson && run.adjacency == Adjacency::AddRemove) return std::nullopt;
-  // Zero-out: the batch (Poisson or b of n) is drawn over the same indices on both datasets and the
-  // record's slot holds its gradient or zero: MTZ19's pair with q = b/n, nothing to assume.
-  if (run.adjacency == Adjacency::ZeroOut && run.sampling != BatchSampling::Partition &&
-      run.sampling != BatchSampling::ShuffleOnce && run.sampling != BatchSampling::Shuffle)
-    return std::nullopt;
+  // Zero-out with Poisson batches: the others' inclusions do not depend on the record's, and its term
+  // is its gradient or zero: MTZ19's pair, nothing to assume. (Not b of n drawn afresh: there the
+  // batch holds one other record fewer when it holds the record, a replace-one pair; see sgm_of_plan.)
+  if (run.adjacency == Adjacency::ZeroOut && run.sampling == BatchSampling::Poisson) return std::nullopt;
   return std::string("amplification by sampling ") +
          (run.sampling == BatchSampling::Poisson ? "under replace adjacency" : "with fixed-size batches") +
          " is an upper bound only if every per-record gradient has norm <= S_g/2 (an L-Lipschitz loss, "
@@ -251,10 +250,7 @@ std::optional<std::string> amplification_problem_impl(const TrainingRun& run) {
 
 AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<CompositionPlan, std::string>& planned) {
   const std::string name = "composition-sgm";
-  const bool exact_setting =
-      (run.sampling == BatchSampling::Poisson && run.adjacency == Adjacency::AddRemove) ||
-      (run.adjacency == Adjacency::ZeroOut &&
-       (run.sampling == BatchSampling::Poisson || run.sampling == BatchSampling::PerStep));
+  const bool exact_setting = run.sampling == BatchSampling::Poisson && run.adjacency != Adjacency::Replace;
   const std::string citation =
       std::string(
           "sampled Gaussian mechanism S_alpha(q, z) (Mironov, Talwar & Zhang 2019, arXiv:1908.10530, "
@@ -262,8 +258,8 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
           "over the steps (Mironov 2017, arXiv:1702.07476, Prop. 1), phase by phase, with released "
           "Gaussian events and R_0; z = s / Delta, Delta = eta S_g / b. ") +
       (exact_setting ? "Poisson sampling with rate q under add/remove adjacency is MTZ19's setting (z = noise std / "
-                       "clipping norm, the DP-SGD noise_multiplier): the accountant of opacus and dp_accounting; "
-                       "under zero-out, b of n drawn afresh is the same pair with q = b/n"
+                       "clipping norm, the DP-SGD noise_multiplier): the accountant of opacus and dp_accounting, "
+                       "and under zero-out the same pair"
                      : "The run samples b of n without replacement, or Poisson under replace adjacency: a step is a "
                        "pair of mixtures of three Gaussians; the Poisson SGM pair is their worst case only if "
                        "per-record gradient norms are <= S_g/2 (L-Lipschitz, S_g = 2L), and that is checked "
@@ -279,6 +275,12 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
                             : "with partition/shuffle batches the record is in exactly one batch per epoch"));
   if (run.adjacency == Adjacency::AddRemove && run.sampling == BatchSampling::PerStep)
     return refused(name, citation, remove_minibatch_reason(run));
+  if (run.adjacency == Adjacency::ZeroOut && run.sampling == BatchSampling::PerStep)
+    return refused(name, citation,
+                   "zero-out with b of n drawn afresh: the batch holds one other record fewer when it holds the "
+                   "record (others at -C, the record at +C against the null record: shifts 2C and C), a replace-one "
+                   "pair of difference C that the sampled Gaussian value does not bound; composition-pld accounts "
+                   "it by Dong, Roth & Su's C_q");
   if (auto problem = amplification_problem_impl(run)) return refused(name, citation, *problem);
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(name, citation, *why);
   const CompositionPlan& plan = std::get<CompositionPlan>(planned);

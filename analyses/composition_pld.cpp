@@ -108,9 +108,12 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
 
   // Sampled steps: the pairs of each phase, each event's Gaussian pair.
   r.amplified_by_sampling = true;
-  // Add/remove and zero-out: the record's term is there or not (zero-out: a b-of-n batch keeps its
-  // slots, so per-step batches are the same pair with q = b/n): the remove and add pairs.
-  const bool add_remove = one_record_apart(run.adjacency);
+  // Add/remove and zero-out with Poisson batches: the record's term is there or not, the others'
+  // inclusions independent of it: the remove and add pairs. Zero-out with b of n drawn afresh is not
+  // that: when the batch holds the record it holds one other record fewer, so the step is a
+  // replace-one pair whose records differ by one clip (x against the null record): Dong, Roth & Su's
+  // C_q(G(1/z)) with z = s / (eta C / b), the per-step replace branch below.
+  const bool add_remove = one_record_apart(run.adjacency) && !per_step;
   // Poisson under replace-one: with per-record norms <= S_g/2, the antipodal pair (tight); else the
   // pair given the batch size; where the sizes' law is too wide to tabulate (n q (1 - q) above about
   // 1e10), the shared-component pair, which needs nothing.
@@ -200,6 +203,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   r.reason += add_remove  ? std::string("; ") + adjacency_name(run.adjacency) +
                                ": remove and add pairs composed separately, delta the larger"
               : antipodal ? "; replace: two records of opposite gradients, norms <= S_g/2 (lipschitz_loss)"
+              : per_step && run.adjacency == Adjacency::ZeroOut
+                  ? "; zero-out: Dong, Roth & Su's C_q(G(1/z)) per step (the record against the null record, one clip "
+                    "apart; the batch's other records change with its inclusion)"
               : per_step  ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
               : sizes_revealed ? "; replace: C_{k/n}(G(1/z)) given the batch size k, the sizes' law revealed (where "
                                  "every per-record gradient norm is <= S_g/2, domain.lipschitz_loss = true gives the "

@@ -9,6 +9,7 @@
 #include "analyses/composition.hpp"
 #include "analyses/group_privacy.hpp"
 #include "numerics/format_number.hpp"
+#include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -27,19 +28,34 @@ AnalysisResult refused(std::string why) {
   return r;
 }
 
-// Bin(j; k, q), j = 0..k, from lgamma (each weight to about 1e-13 relative; their sum is checked
-// by the pair to 1e-12).
-std::vector<pld::MixtureComponent> binomial_components(std::int64_t k, double q, double mu) {
-  std::vector<pld::MixtureComponent> out;
+// Bin(j; k, q), j = 0..k, from lgamma, normalised to sum 1, and a bound rho on the relative error of
+// every weight: each log-weight is a sum of five terms, each with a relative error of a few ulps
+// (lgamma, log, log1p; 8 u generously), so a weight is off by at most that sum times its size;
+// normalising at most doubles it.
+struct Weights {
+  std::vector<pld::MixtureComponent> components;
+  double relative_error = 0.0;
+};
+Weights binomial_components(std::int64_t k, double q, double mu) {
+  Weights out;
   const double kd = static_cast<double>(k);
+  double sum = 0.0, worst = 0.0;
   for (std::int64_t j = 0; j <= k; ++j) {
     const double jd = static_cast<double>(j);
-    const double log_w = std::lgamma(kd + 1.0) - std::lgamma(jd + 1.0) - std::lgamma(kd - jd + 1.0) + jd * std::log(q) +
-                         (kd - jd) * std::log1p(-q);
-    out.push_back({std::exp(log_w), jd * mu});
+    const double terms[] = {std::lgamma(kd + 1.0), -std::lgamma(jd + 1.0), -std::lgamma(kd - jd + 1.0),
+                            jd * std::log(q), (kd - jd) * std::log1p(-q)};
+    double log_w = 0.0, size = 0.0;
+    for (double t : terms) log_w += t, size += std::fabs(t);
+    const double w = std::exp(log_w);
+    out.components.push_back({w, jd * mu});
+    sum += w;
+    worst = std::max(worst, std::expm1(8.0 * outward::kUnitRoundoff * (size + 1.0)));
   }
+  for (auto& c : out.components) c.weight /= sum;
+  out.relative_error = 2.0 * worst + 8.0 * outward::kUnitRoundoff * (kd + 1.0);
   return out;
 }
+
 
 }  // namespace
 
@@ -59,9 +75,12 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
   if (plan.initial) return refused("the run declares an initial divergence R_0 as a Rényi curve; a PLD needs a profile");
 
   std::vector<pld::Direction> directions(2);
+  double rho = 0.0;             // the largest relative error of a computed mixture weight
+  double weighted_steps = 0.0;  // the steps whose pairs carry it
   for (const auto& s : plan.stretches) {
     if (s.steps <= 0 || std::isinf(s.z)) continue;
-    auto components = binomial_components(k, s.q, 1.0 / s.z);
+    const Weights weights = binomial_components(k, s.q, 1.0 / s.z);
+    const auto& components = weights.components;
     for (const auto& c : components)
       if (!(c.weight > 1e-300))
         return refused("records_per_user = " + std::to_string(k) + " at q = " + format_number(s.q) +
@@ -69,10 +88,12 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
     using Dir = pld::GaussianMixturePair::Direction;
     const std::string label = "a user's " + std::to_string(k) + " records, q = " + format_number(s.q) +
                               ", z = " + format_number(s.z);
-    directions[0].push_back({std::make_shared<pld::GaussianMixturePair>(components, Dir::Forward, label + " (remove)"),
-                             s.steps});
-    directions[1].push_back({std::make_shared<pld::GaussianMixturePair>(components, Dir::Reverse, label + " (add)"),
-                             s.steps});
+    rho = std::max(rho, weights.relative_error);
+    weighted_steps += static_cast<double>(s.steps);
+    directions[0].push_back(
+        {std::make_shared<pld::GaussianMixturePair>(components, Dir::Forward, label + " (remove)"), s.steps});
+    directions[1].push_back(
+        {std::make_shared<pld::GaussianMixturePair>(components, Dir::Reverse, label + " (add)"), s.steps});
   }
   for (double m : plan.event_mus)  // a released Gaussian: the user's k records move it k times as far
     for (auto& d : directions)
@@ -103,17 +124,26 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
   options.grid = spec.pld.grid.value_or(0.0);
   auto accountant = std::make_shared<pld::PldAccountant>(std::move(directions), options);
   const double reference = spec.report_delta.value_or(1e-5);
+  // The weights' error: the exact mixture's density is within (1 -+ rho) of the computed one, so over T
+  // steps the exact composed P is at most (1 + rho)^T times the computed one and the exact Q at least
+  // (1 - rho)^T times it: delta_exact(eps) <= (1 + rho)^T delta(eps - T log((1 + rho)/(1 - rho))).
+  const double factor = outward::round_up(std::exp(weighted_steps * std::log1p(rho)), 8.0 * outward::kUnitRoundoff);
+  const double shift =
+      outward::round_up(weighted_steps * (std::log1p(rho) - std::log1p(-rho)), 8.0 * outward::kUnitRoundoff);
   r.fdp_route = "pld";
-  r.fdp_epsilon = [accountant](double delta) {
+  r.fdp_epsilon = [accountant, factor, shift](double delta) {
     try {
-      return accountant->epsilon(delta).upper;
+      const double e = accountant->epsilon(delta / factor).upper;
+      return std::isfinite(e) ? outward::round_up(e + shift, 4.0 * outward::kUnitRoundoff) : kInf;
     } catch (const std::length_error&) {
       return kInf;
     }
   };
   r.fdp_grid = [accountant](double delta) { return accountant->grid(delta); };
-  r.fdp_delta = [accountant, reference](double epsilon) { return accountant->delta(epsilon, reference).upper; };
-  r.fdp_curves = [accountant, reference]() { return accountant->curves(reference, std::min(reference, 1e-10) * 1e-2); };
+  r.fdp_delta = [accountant, reference, factor, shift](double epsilon) {
+    return std::min(1.0, outward::round_up(factor * accountant->delta(std::max(0.0, epsilon - shift), reference).upper,
+                                           4.0 * outward::kUnitRoundoff));
+  };
   return r;
 }
 

@@ -435,7 +435,8 @@ std::vector<Analysis> with_group_privacy(std::vector<Analysis> entries) {
   for (Analysis& a : entries) {
     if (a.takes_groups) continue;
     const bool bounds = bounds_the_run(a.status) || a.status == AnalysisStatus::Heuristic;
-    a.assess = [inner = std::move(a.assess), bounds](const AnalysisInput& in, std::span<const double> orders) {
+    const bool exact = a.status == AnalysisStatus::Exact;
+    a.assess = [inner = std::move(a.assess), bounds, exact](const AnalysisInput& in, std::span<const double> orders) {
       const std::int64_t k = in.run.records_per_user;
       if (k <= 1) return inner(in, orders);
       if (!bounds)
@@ -447,8 +448,13 @@ std::vector<Analysis> with_group_privacy(std::vector<Analysis> entries) {
       // cannot be, e.g. orders beyond an expansion's reach, R is looked up among the recorded orders).
       const std::vector<double> stretched = stretched_orders(k, orders);
       const AnalysisResult at_stretched = inner(in, stretched);
-      if (!at_stretched.applies) return user_level(std::move(record), k, orders);
-      return user_level(std::move(record), k, orders, &at_stretched.R);
+      AnalysisResult user = user_level(std::move(record), k, orders, at_stretched.applies ? &at_stretched.R : nullptr);
+      if (user.status_here == AnalysisStatus::Exact || (!user.status_here && exact)) {
+        // An exact record-level value made user-level by group privacy is a bound, not the exact value.
+        user.status_here = AnalysisStatus::Derived;
+        user.status_note_here = "the exact record-level value made user-level by group privacy (an upper bound)";
+      }
+      return user;
     };
   }
   return entries;

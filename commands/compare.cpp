@@ -66,16 +66,18 @@ void assign_epsilon(ComparisonEntry& e, const Analysis& analysis, const Analysis
   e.epsilon = b.best.epsilon;
   e.best_order = b.best.order;
   e.conversion = b.conversion;
-  if (analysis.status_of(e.result) == AnalysisStatus::ReleasedLowerBound && e.result.fdp_epsilon) {
-    // A lower bound: its own lower estimate of epsilon, not an RDP conversion of its R (a conversion
-    // bounds epsilon from above, which says nothing for a lower curve).
-    e.epsilon = e.result.fdp_epsilon(delta);
-    e.best_order = kNaN;
-    e.conversion = e.result.fdp_route;
-  }
   e.epsilon_recorded_orders = b.recorded.epsilon;
   e.best_recorded_order = b.recorded.order;
   e.conversion_recorded_orders = b.recorded_conversion;
+  if (analysis.status_of(e.result) == AnalysisStatus::ReleasedLowerBound) {
+    // A lower bound: its own lower estimate of epsilon (0 without one), never an RDP conversion of its
+    // R (a conversion bounds epsilon from above, which says nothing for a lower curve).
+    e.epsilon = e.result.fdp_epsilon ? e.result.fdp_epsilon(delta) : 0.0;
+    e.best_order = kNaN;
+    e.conversion = e.result.fdp_epsilon ? e.result.fdp_route : "none";
+    e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
+    e.conversion_recorded_orders.clear();
+  }
   e.epsilon_orders = b.orders_searched;
 }
 
@@ -214,7 +216,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
     }
   }
   if (!c.best_name.empty()) c.amplification_warning = unamplified_sampling_warning(run, amplified);
-  if (quadratic_exact_applies(spec)) {
+  if (quadratic_exact_applies(spec) && spec.records_per_user == 1) {  // the record-level floor
     const std::vector<double> slopes = quadratic::worst_case_rdp_slopes(quadratic_problem_of(spec), run.steps);
     for (double alpha : c.orders) c.exact_R.push_back(alpha * slopes.back());
   }

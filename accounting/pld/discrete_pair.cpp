@@ -46,6 +46,15 @@ Approx DiscretePair::hockey_stick(double epsilon) const {
   // Each term (p_i - e^eps q_i)_+ moves by at most p_error + e^eps q_error when the probabilities
   // move within their bounds; a term that stays negative at the bounds' worst end is exactly 0.
   const double w = std::exp(epsilon);
+  if (!std::isfinite(w)) {
+    // e^eps overflows: only outcomes whose q may be 0 can still count, each at most its p.
+    double value = 0.0, error = 0.0;
+    for (const auto& o : outcomes_) {
+      if (o.q == 0.0) value += o.p, error += o.p_error;
+      else if (o.q <= o.q_error) error += o.p + o.p_error;
+    }
+    return {value, error + 4.0 * kU * value};
+  }
   const double w_error = 2.0 * kU * w * (1.0 + std::fabs(epsilon));  // exp's rounding, relative
   // Compensated (Neumaier) summation: its error is about 2 u |sum| plus each term's own 2 u (p + w q),
   // not n u times the sum (the profile is evaluated at every grid point; errors add up there).
@@ -55,7 +64,11 @@ Approx DiscretePair::hockey_stick(double epsilon) const {
   double magnitude = 0.0;
   for (const auto& o : outcomes_) {
     const double worst = (o.p + o.p_error) - (w - w_error) * std::max(0.0, o.q - o.q_error);
-    if (!(worst > 0.0)) continue;
+    if (!(worst > 0.0)) {
+      // Exactly 0 unless the rounding of `worst` itself hid a positive term: charge that rounding.
+      if (worst > -8.0 * kU * (o.p + w * o.q)) error += 8.0 * kU * (o.p + w * o.q);
+      continue;
+    }
     const double term = std::max(0.0, o.p - w * o.q);
     const double next = sum + term;
     compensation += std::fabs(sum) >= term ? (sum - next) + term : (term - next) + sum;

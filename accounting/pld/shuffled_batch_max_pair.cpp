@@ -36,12 +36,21 @@ double crossing(F f, double target, double lo, double hi) {
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
 double normal_upper(double x) { return 0.5 * std::erfc(x / std::numbers::sqrt2); }
 
+// The relative error of Phi(x) or its tail as computed: erfc within a few ulps (16 u, generously),
+// plus the rounding of its argument x / sqrt2, which moves erfc by about x^2 times its relative size.
+double tail_relative_error(double x) { return (16.0 + 2.0 * x * x) * kU; }
+
 // Phi(b) - Phi(a), a <= b, from the tail on the cells' side (no cancellation against 1), with an
-// absolute error bound: 8 u times the two tails (erfc is accurate to a few ulps relative).
+// absolute error bound: each tail's relative error (tail_relative_error) times the tail.
 Approx normal_interval(double a, double b) {
-  if (b <= 0.0) return {std::max(0.0, normal_cdf(b) - normal_cdf(a)), 8.0 * kU * (normal_cdf(b) + normal_cdf(a))};
-  if (a >= 0.0) return {std::max(0.0, normal_upper(a) - normal_upper(b)), 8.0 * kU * (normal_upper(a) + normal_upper(b))};
-  return {0.5 * (std::erf(b / std::numbers::sqrt2) - std::erf(a / std::numbers::sqrt2)), 8.0 * kU};
+  if (b <= 0.0)
+    return {std::max(0.0, normal_cdf(b) - normal_cdf(a)),
+            tail_relative_error(b) * normal_cdf(b) + tail_relative_error(a) * normal_cdf(a) + kU * normal_cdf(b)};
+  if (a >= 0.0)
+    return {std::max(0.0, normal_upper(a) - normal_upper(b)),
+            tail_relative_error(a) * normal_upper(a) + tail_relative_error(b) * normal_upper(b) + kU * normal_upper(a)};
+  return {0.5 * (std::erf(b / std::numbers::sqrt2) - std::erf(a / std::numbers::sqrt2)),
+          tail_relative_error(std::max(-a, b))};
 }
 
 double relative(const Approx& x) { return x.value > 0.0 ? x.error / x.value : 0.0; }
@@ -55,7 +64,9 @@ Approx cell_mass(double A, double B, double s, std::int64_t t) {
   const Approx shifted = normal_interval(A - s, B - s);
   const double log_g = k * log_normal_cdf(B);
   const double g = std::exp(log_g);
-  const double g_rel = 8.0 * kU * (1.0 + std::fabs(log_g));
+  // log Phi(B) carries Phi's relative error as an absolute one (log branch), or the tail's relative error
+  // times tail / Phi <= 3 |log Phi| (log1p branch, Phi >= Phi(-1)); times k, exponentiated.
+  const double g_rel = (tail_relative_error(B) + 4.0 * kU) * (1.0 + 3.0 * std::fabs(log_g));
   const Approx base = normal_interval(A, B);
   const double phi_a = normal_cdf(A);
   const double x = k * std::log1p(base.value / phi_a);
@@ -64,20 +75,22 @@ Approx cell_mass(double A, double B, double s, std::int64_t t) {
   const double first = shifted.value * g;
   const double second = phi_as * dg;
   const double error = shifted.error * g + first * (g_rel + 2.0 * kU) +
-                       second * (relative(base) + 24.0 * kU + g_rel) + 4.0 * kU * (first + second);
+                       second * (relative(base) + tail_relative_error(A) + tail_relative_error(A - s) + 8.0 * kU + g_rel) +
+                       4.0 * kU * (first + second);
   return {first + second, error};
 }
 
 // P(M <= C) and P(M > C) for the outer cells, each with its error bound.
 Approx below(double c, double s, std::int64_t t) {
   const double l = log_cdf_of_max(c, s, t);
-  return {std::exp(l), std::exp(l) * 8.0 * kU * (2.0 + std::fabs(l))};
+  const double rel = tail_relative_error(std::max(std::fabs(c), std::fabs(c - s))) + 4.0 * kU;
+  return {std::exp(l), std::exp(l) * rel * (2.0 + 3.0 * std::fabs(l))};
 }
 Approx above(double c, double s, std::int64_t t) {
   // 1 - Phi(c-s) Phi(c)^(t-1) = upper(c-s) + Phi(c-s) (1 - Phi(c)^(t-1)), two nonnegative terms.
   const double rest = -std::expm1(static_cast<double>(t - 1) * std::log1p(-normal_upper(c)));
   const double v = normal_upper(c - s) + normal_cdf(c - s) * rest;
-  return {v, 16.0 * kU * v};
+  return {v, (tail_relative_error(c) + tail_relative_error(c - s) + 8.0 * kU) * v};
 }
 
 }  // namespace
