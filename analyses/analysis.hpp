@@ -42,10 +42,10 @@ enum class AnalysisStatus {
 };
 
 /// Every status, in the order of the outputs' legends.
-inline constexpr AnalysisStatus kAllStatuses[] = {
-    AnalysisStatus::Published,  AnalysisStatus::Derived,        AnalysisStatus::Disputed, AnalysisStatus::Exact,
-    AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific, AnalysisStatus::Heuristic,
-    AnalysisStatus::ReleasedLowerBound};
+inline constexpr AnalysisStatus kAllStatuses[] = {AnalysisStatus::Published,  AnalysisStatus::Derived,
+                                                  AnalysisStatus::Disputed,   AnalysisStatus::Exact,
+                                                  AnalysisStatus::LowerBound, AnalysisStatus::RecordSpecific,
+                                                  AnalysisStatus::Heuristic,  AnalysisStatus::ReleasedLowerBound};
 
 /// Whether a result of this status bounds the privacy of every record of the run from above
 /// (exact values do; lower bounds, record-specific bounds and heuristics do not). Only such results may be
@@ -106,6 +106,15 @@ struct AnalysisResult {
   std::optional<AnalysisStatus> status_here;
   std::string status_note_here;
 };
+
+/// A result that does not apply: the entry's name and citation, and why.
+inline AnalysisResult refusal(std::string name, std::string citation, std::string why) {
+  AnalysisResult r;
+  r.name = std::move(name);
+  r.citation = std::move(citation);
+  r.reason = std::move(why);
+  return r;
+}
 
 /// What an analysis sees: the configured run, the same run in C21 units, and the engines (for
 /// this tool's own PDI solution).

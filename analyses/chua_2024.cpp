@@ -21,18 +21,10 @@ const char* kLowerCitation =
     "bound: the largest batch sum of each epoch for a pair of linear-loss datasets, composed over the epochs "
     "(Chua et al. 2024b, arXiv:2411.04205, persistent and dynamic shuffling), under replace-one";
 
-AnalysisResult refused(const char* name, const char* citation, std::string why) {
-  AnalysisResult r;
-  r.name = name;
-  r.citation = citation;
-  r.reason = std::move(why);
-  return r;
-}
-
 }  // namespace
 
 AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
-  auto refuse = [](std::string why) { return refused(kLowerName, kLowerCitation, std::move(why)); };
+  auto refuse = [](std::string why) { return refusal(kLowerName, kLowerCitation, std::move(why)); };
   if (auto problem = accountant_input_problem(run)) return refuse(*problem);
   const bool persistent = run.sampling == BatchSampling::ShuffleOnce;
   if (run.sampling != BatchSampling::Shuffle && !persistent)
@@ -93,7 +85,8 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
   for (double alpha : run.orders) {
     double best = 0.0;
     if (binned.empty()) {
-      best = outward::round_down(static_cast<double>(count) * alpha * scale * scale * a * a / 2.0, 16.0 * outward::kUnitRoundoff);
+      best = outward::round_down(static_cast<double>(count) * alpha * scale * scale * a * a / 2.0,
+                                 16.0 * outward::kUnitRoundoff);
     } else {
       for (const auto& pair : binned)
         best = std::max(best, outward::round_down(static_cast<double>(count) * pair->renyi_lower(alpha),
@@ -101,17 +94,18 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
     }
     r.R.push_back(best);
   }
-  r.reason = std::to_string(epochs) + " whole epoch(s) of n/b = " + std::to_string(t) + " batches, z = " +
-             format_number(z) + "; " +
-             (persistent ? "shuffle-once: one epoch with the shifts times sqrt(E)" : "shuffle: the epochs' pairs composed") +
-             (run.adjacency == Adjacency::ZeroOut
-                  ? "; zero-out: the record at +C among records at -C against the null record (the paper's pair), "
-                    "or among records at 0, the larger"
-              : run.gradients_norm_bounded || spec.algorithm.noise_multiplier
-                  ? "; norms <= S_g/2: the record at +S_g/2 among records at -S_g/2 against a null record (the "
-                    "paper's pair) or one at -S_g/2, the larger"
-                  : "; S_g bounds only the difference: the limit of the pair is the Gaussian composition, equal "
-                    "to the upper bound (shuffling gains nothing here)");
+  r.reason =
+      std::to_string(epochs) + " whole epoch(s) of n/b = " + std::to_string(t) + " batches, z = " + format_number(z) +
+      "; " +
+      (persistent ? "shuffle-once: one epoch with the shifts times sqrt(E)" : "shuffle: the epochs' pairs composed") +
+      (run.adjacency == Adjacency::ZeroOut
+           ? "; zero-out: the record at +C among records at -C against the null record (the paper's pair), "
+             "or among records at 0, the larger"
+       : run.gradients_norm_bounded || spec.algorithm.noise_multiplier
+           ? "; norms <= S_g/2: the record at +S_g/2 among records at -S_g/2 against a null record (the "
+             "paper's pair) or one at -S_g/2, the larger"
+           : "; S_g bounds only the difference: the limit of the pair is the Gaussian composition, equal "
+             "to the upper bound (shuffling gains nothing here)");
   if (run.steps % t != 0) r.reason += "; the partial last epoch left out";
 
   // The lower estimate of a composition of k pairs is loose by about k h (docs/pld.md): a fine grid,
@@ -135,8 +129,7 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
   r.fdp_delta = [accountants, reference](double epsilon) {
     for (const auto& a : accountants) try {
         return std::max(0.0, a->delta(epsilon, reference).lower);
-      } catch (const std::length_error&) {
-      }
+      } catch (const std::length_error&) {}
     return 0.0;
   };
   return r;
@@ -148,10 +141,10 @@ AnalysisResult poisson_as_if(const RunSpec& spec, const TrainingRun& run) {
       "the run's batches accounted as Poisson-sampled with q = b/n (opacus, dp_accounting): composition-pld of that "
       "run; not a bound for shuffled or fixed-size batches (Chua et al. 2024, arXiv:2403.17673)";
   if (run.sampling == BatchSampling::FullBatch || run.sampling == BatchSampling::Poisson)
-    return refused(name, citation,
-                   "the run is accounted as it samples (sampling = " + batch_sampling_name(run.sampling) +
-                       "): composition-pld");
-  if (auto problem = accountant_input_problem(run)) return refused(name, citation, *problem);
+    return refusal(
+        name, citation,
+        "the run is accounted as it samples (sampling = " + batch_sampling_name(run.sampling) + "): composition-pld");
+  if (auto problem = accountant_input_problem(run)) return refusal(name, citation, *problem);
   TrainingRun as_poisson = run;
   as_poisson.sampling = BatchSampling::Poisson;
   as_poisson.sampling_rate = static_cast<double>(run.batch_size) / run.n;
@@ -159,10 +152,10 @@ AnalysisResult poisson_as_if(const RunSpec& spec, const TrainingRun& run) {
   r.name = name;
   r.citation = citation;
   r.amplified_by_sampling = false;  // not the run's own amplification
-  r.status_here.reset();             // the entry's own status (heuristic), whatever pair was used
+  r.status_here.reset();            // the entry's own status (heuristic), whatever pair was used
   r.status_note_here.clear();
-  r.reason = "as if Poisson-sampled, q = b/n = " + format_number(as_poisson.sampling_rate) + " (the run's batches are " +
-             batch_sampling_name(run.sampling) + "): " + r.reason;
+  r.reason = "as if Poisson-sampled, q = b/n = " + format_number(as_poisson.sampling_rate) +
+             " (the run's batches are " + batch_sampling_name(run.sampling) + "): " + r.reason;
   return r;
 }
 

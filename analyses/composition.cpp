@@ -298,7 +298,7 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
   if (plan.stretches.size() == 1) r.reason += ", z = " + format_number(plan.stretches.front().z);
   r.reason += ", " + std::to_string(steps) + " steps" + extras_note(plan);
   r.reason += exact_setting ? (run.adjacency == Adjacency::ZeroOut ? "; zero-out adjacency (MTZ19's pair)"
-                                                                    : "; add/remove adjacency (MTZ19's setting)")
+                                                                   : "; add/remove adjacency (MTZ19's setting)")
                             : "; per-record gradient norms <= S_g/2 as declared (Poisson SGM value for this "
                               "sampling, see citation)";
   try {
@@ -355,8 +355,8 @@ std::variant<CompositionPlan, std::string> composition_plan(const RunSpec& spec,
       phase_run = run;
       if (phase.sampling_rate) phase_run.sampling_rate = *phase.sampling_rate;
       if (phase.noise_multiplier)
-        phase_run.noise_multiplier = noise_units::effective_from_dpsgd_multiplier(
-            *phase.noise_multiplier, one_record_apart(spec.adjacency));
+        phase_run.noise_multiplier =
+            noise_units::effective_from_dpsgd_multiplier(*phase.noise_multiplier, one_record_apart(spec.adjacency));
     }
     // A phase may set S_g = 0 (its steps do not depend on the record); the run's own S_g must be > 0.
     auto z = multiplier_of(own ? phase_run : run, phase.eta, phase.sigma, sensitivity, phase.sensitivity.has_value());

@@ -31,13 +31,7 @@ const char* kCitation =
     "arXiv:2207.04380) and composed by FFT (FFTW3) with the truncated mass and the round-off bounded and added "
     "(docs/pld.md)";
 
-AnalysisResult refused(std::string why) {
-  AnalysisResult r;
-  r.name = kName;
-  r.citation = kCitation;
-  r.reason = std::move(why);
-  return r;
-}
+AnalysisResult refused(std::string why) { return refusal(kName, kCitation, std::move(why)); }
 
 }  // namespace
 
@@ -50,7 +44,8 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
         "slot, which the subsampling theorem here (Dong, Roth & Su 2022, Thm 4.2, replace-one) does not "
         "cover; composition-gaussian and gdp-composition account it");
   // Partition, shuffle-once and shuffle: given the batches, the record is in one batch of each epoch.
-  const bool fixed_batches = run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson && !per_step;
+  const bool fixed_batches =
+      run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson && !per_step;
   if (fixed_batches && run.adjacency == Adjacency::AddRemove)
     return refused(std::string("adjacency = add-remove with fixed-size batches (sampling = ") +
                    batch_sampling_name(run.sampling) +
@@ -89,9 +84,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     for (double m : plan.event_mus) mu2 += m * m;
     r.mu = std::sqrt(mu2);
     const std::int64_t N = run.batches_per_epoch();
-    r.reason = std::string("sampling = ") + batch_sampling_name(run.sampling) + ": the record is in one batch of each epoch (n/b = " +
-               std::to_string(N) + "), a Gaussian per use; mu = " + format_number(*r.mu) + " (" + std::to_string(steps) +
-               " steps)";
+    r.reason = std::string("sampling = ") + batch_sampling_name(run.sampling) +
+               ": the record is in one batch of each epoch (n/b = " + std::to_string(N) +
+               "), a Gaussian per use; mu = " + format_number(*r.mu) + " (" + std::to_string(steps) + " steps)";
     return r;
   }
   if (every_step_uses_the_record) {
@@ -184,10 +179,10 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
       for (const auto& s : plan.stretches) {
         if (s.steps <= 0 || std::isinf(s.z)) continue;
         // q = 1: the Gaussian mechanism's alpha / (2 z^2) (Mironov 2017 Prop. 7).
-        total +=
-            static_cast<double>(s.steps) * (q_of(s) == 1.0 ? alpha / (2.0 * s.z * s.z)
-                                            : add_remove   ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
-                                                         : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
+        total += static_cast<double>(s.steps) * (q_of(s) == 1.0 ? alpha / (2.0 * s.z * s.z)
+                                                 : add_remove
+                                                     ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
+                                                     : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
       }
       r.R.push_back(total);
     }
@@ -200,13 +195,13 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   r.reason += ", " + std::to_string(steps) + " steps";
   if (plan.stretches.size() > 1) r.reason += ", " + std::to_string(plan.stretches.size()) + " phases";
   if (plan.events > 0) r.reason += ", " + std::to_string(plan.events) + " released Gaussian event(s)";
-  r.reason += add_remove  ? std::string("; ") + adjacency_name(run.adjacency) +
+  r.reason += add_remove ? std::string("; ") + adjacency_name(run.adjacency) +
                                ": remove and add pairs composed separately, delta the larger"
               : antipodal ? "; replace: two records of opposite gradients, norms <= S_g/2 (lipschitz_loss)"
               : per_step && run.adjacency == Adjacency::ZeroOut
                   ? "; zero-out: Dong, Roth & Su's C_q(G(1/z)) per step (the record against the null record, one clip "
                     "apart; the batch's other records change with its inclusion)"
-              : per_step  ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
+              : per_step ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
               : sizes_revealed ? "; replace: C_{k/n}(G(1/z)) given the batch size k, the sizes' law revealed (where "
                                  "every per-record gradient norm is <= S_g/2, domain.lipschitz_loss = true gives the "
                                  "tighter antipodal pair)"

@@ -20,13 +20,7 @@ const char* kCitation =
     "Ganesh 2024 (arXiv:2401.10294), the mixture-of-Gaussians dominating pair of a user's k Poisson-sampled records, "
     "composed by the certified PLD accountant (docs/pld.md)";
 
-AnalysisResult refused(std::string why) {
-  AnalysisResult r;
-  r.name = kName;
-  r.citation = kCitation;
-  r.reason = std::move(why);
-  return r;
-}
+AnalysisResult refused(std::string why) { return refusal(kName, kCitation, std::move(why)); }
 
 // Bin(j; k, q), j = 0..k, from lgamma, normalised to sum 1, and a bound rho on the relative error of
 // every weight: each log-weight is a sum of five terms, each with a relative error of a few ulps
@@ -56,7 +50,6 @@ Weights binomial_components(std::int64_t k, double q, double mu) {
   return out;
 }
 
-
 }  // namespace
 
 AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
@@ -67,12 +60,14 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
     return refused("stated for Poisson sampling; the run samples " + batch_sampling_name(run.sampling) +
                    " (the other entries are made user-level by group privacy)");
   if (run.adjacency == Adjacency::Replace)
-    return refused("stated for add/remove neighbours (a user's records added or removed, or zeroed out); the run is "
-                   "replace-one");
+    return refused(
+        "stated for add/remove neighbours (a user's records added or removed, or zeroed out); the run is "
+        "replace-one");
   auto planned = composition_plan(spec, run);
   if (const auto* why = std::get_if<std::string>(&planned)) return refused(*why);
   const CompositionPlan& plan = std::get<CompositionPlan>(planned);
-  if (plan.initial) return refused("the run declares an initial divergence R_0 as a Rényi curve; a PLD needs a profile");
+  if (plan.initial)
+    return refused("the run declares an initial divergence R_0 as a Rényi curve; a PLD needs a profile");
 
   std::vector<pld::Direction> directions(2);
   double rho = 0.0;             // the largest relative error of a computed mixture weight
@@ -86,8 +81,8 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
         return refused("records_per_user = " + std::to_string(k) + " at q = " + format_number(s.q) +
                        ": the binomial weights underflow (the other entries are made user-level by group privacy)");
     using Dir = pld::GaussianMixturePair::Direction;
-    const std::string label = "a user's " + std::to_string(k) + " records, q = " + format_number(s.q) +
-                              ", z = " + format_number(s.z);
+    const std::string label =
+        "a user's " + std::to_string(k) + " records, q = " + format_number(s.q) + ", z = " + format_number(s.z);
     rho = std::max(rho, weights.relative_error);
     weighted_steps += static_cast<double>(s.steps);
     directions[0].push_back(
@@ -103,8 +98,8 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
   TrainingRun stretched_run = run;
   stretched_run.orders = stretched_orders(k, run.orders);
   const AnalysisResult sgm_stretched = composition_sgm(spec, stretched_run);
-  AnalysisResult sgm = user_level(composition_sgm(spec, run), k, run.orders,
-                                  sgm_stretched.applies ? &sgm_stretched.R : nullptr);
+  AnalysisResult sgm =
+      user_level(composition_sgm(spec, run), k, run.orders, sgm_stretched.applies ? &sgm_stretched.R : nullptr);
   if (!sgm.applies) return refused(sgm.reason);
   AnalysisResult r;
   r.name = kName;
@@ -112,12 +107,12 @@ AnalysisResult ganesh_group_pld(const RunSpec& spec, const TrainingRun& run) {
   r.applies = true;
   r.amplified_by_sampling = true;
   r.R = sgm.R;
-  r.reason = "Poisson, add/remove, users of at most " + std::to_string(k) + " records: per step Bin(j; " +
-             std::to_string(k) + ", q) N(j/z, 1) against N(0, 1) and the reverse; " +
-             std::to_string(total_steps(plan)) + " steps" +
-             (plan.stretches.size() > 1 ? ", " + std::to_string(plan.stretches.size()) + " phases" : std::string()) +
-             (plan.events > 0 ? ", " + std::to_string(plan.events) + " released Gaussian event(s) at k mu" : std::string()) +
-             "; R: composition-sgm's, group privacy (Mironov 2017 Prop. 2)";
+  r.reason =
+      "Poisson, add/remove, users of at most " + std::to_string(k) + " records: per step Bin(j; " + std::to_string(k) +
+      ", q) N(j/z, 1) against N(0, 1) and the reverse; " + std::to_string(total_steps(plan)) + " steps" +
+      (plan.stretches.size() > 1 ? ", " + std::to_string(plan.stretches.size()) + " phases" : std::string()) +
+      (plan.events > 0 ? ", " + std::to_string(plan.events) + " released Gaussian event(s) at k mu" : std::string()) +
+      "; R: composition-sgm's, group privacy (Mironov 2017 Prop. 2)";
   if (directions[0].empty()) return r;
   pld::AccountantOptions options;
   options.accuracy = spec.pld.accuracy;

@@ -82,8 +82,8 @@ AnalysisResult user_level(AnalysisResult r, std::int64_t k, std::span<const doub
     return r;
   }
   const int c = doubling_exponent(k);
-  const double stretch = std::ldexp(1.0, c);      // 2^c
-  const double factor = std::pow(3.0, c);          // 3^c, exact for c <= 33
+  const double stretch = std::ldexp(1.0, c);  // 2^c
+  const double factor = std::pow(3.0, c);     // 3^c, exact for c <= 33
   // R at any order where the entry has it: its continuous R, or alpha slope.
   std::function<double(double)> continuous = r.at_order;
   if (!continuous && r.slope) continuous = [slope = *r.slope](double a) { return a * slope; };

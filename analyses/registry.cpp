@@ -463,7 +463,8 @@ std::vector<Analysis> with_group_privacy(std::vector<Analysis> entries) {
 }  // namespace
 
 const std::vector<Analysis>& analysis_registry() {
-  static const std::vector<Analysis> registry = with_group_privacy(with_zero_out_gate(with_rate_gates(build_registry())));
+  static const std::vector<Analysis> registry =
+      with_group_privacy(with_zero_out_gate(with_rate_gates(build_registry())));
   return registry;
 }
 

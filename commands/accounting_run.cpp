@@ -51,8 +51,8 @@ AccountingRun accounting_run_of(const RunConfig& config) {
       throw SpecError("algorithm.schedule", "a phase with sensitivity = 0",
                       "a DpEvent has no step that ignores the record; leave the phase out");
     if (without_replacement)
-      out.phases.push_back({run.batch_size / run.n, s.z * clips, s.steps, static_cast<std::int64_t>(run.n),
-                            run.batch_size});
+      out.phases.push_back(
+          {run.batch_size / run.n, s.z * clips, s.steps, static_cast<std::int64_t>(run.n), run.batch_size});
     else
       out.phases.push_back({poisson ? s.q : 1.0, s.z * clips, s.steps});
   }

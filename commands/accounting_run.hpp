@@ -2,8 +2,8 @@
 // A run as the DP-SGD accounting libraries describe it: phases of Poisson-sampled (or unsampled)
 // Gaussian steps, each with its sampling rate, DP-SGD noise multiplier and count, under one
 // neighbouring relation; or phases of batches of fixed size drawn without replacement (dp_accounting's
-// SampledWithoutReplacementDpEvent, replace-one neighbours). The exchange form of `compare --from-opacus`, `--from-dp-event` and
-// `export-dp-event` (io/dp_event_json.hpp reads and writes it).
+// SampledWithoutReplacementDpEvent, replace-one neighbours). The exchange form of `compare --from-opacus`,
+// `--from-dp-event` and `export-dp-event` (io/dp_event_json.hpp reads and writes it).
 #include <cstdint>
 #include <vector>
 

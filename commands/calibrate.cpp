@@ -42,15 +42,14 @@ double sensitivity_of(const AlgorithmSpec& a) { return a.phases.front().sensitiv
 double multiplier_from_sigma(const RunSpec& spec, double sigma) {
   const AlgorithmSpec& a = spec.algorithm;
   const double eta = a.phases.front().eta, sg = sensitivity_of(a), b = update_batch(a);
-  return one_record_apart(spec.adjacency)
-             ? noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(sigma, eta, sg, b)
-             : noise_units::dpsgd_multiplier_from_c21_sigma(sigma, eta, sg, b);
+  return one_record_apart(spec.adjacency) ? noise_units::dpsgd_multiplier_add_remove_from_c21_sigma(sigma, eta, sg, b)
+                                          : noise_units::dpsgd_multiplier_from_c21_sigma(sigma, eta, sg, b);
 }
 double sigma_from_multiplier(const RunSpec& spec, double m) {
   const AlgorithmSpec& a = spec.algorithm;
   const double eta = a.phases.front().eta, sg = sensitivity_of(a), b = update_batch(a);
   return one_record_apart(spec.adjacency) ? noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(m, eta, sg, b)
-                                                : noise_units::c21_sigma_from_dpsgd_multiplier(m, eta, sg, b);
+                                          : noise_units::c21_sigma_from_dpsgd_multiplier(m, eta, sg, b);
 }
 
 /// A noisy-sgd run configured for accounting alone (noise_multiplier without eta or S_g) has no

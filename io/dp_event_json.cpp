@@ -73,7 +73,9 @@ std::vector<AccountingPhase> phases_of(const nlohmann::json& e, const std::strin
     // sensitivity, i.e. half the DP-SGD multiplier m of a clipped sum (models/noise_units.hpp).
     const std::int64_t n = integer_at(e, "source_dataset_size", where);
     const std::int64_t m = integer_at(e, "sample_size", where);
-    if (m > n) throw SpecError(where + ".sample_size", std::to_string(m), "must be <= source_dataset_size = " + std::to_string(n));
+    if (m > n)
+      throw SpecError(where + ".sample_size", std::to_string(m),
+                      "must be <= source_dataset_size = " + std::to_string(n));
     const std::vector<AccountingPhase> inner = phases_of(e.at("event"), where + ".event");
     const bool one_gaussian = inner.size() == 1 && inner.front().steps == 1 && inner.front().sampling_rate == 1.0;
     if (!one_gaussian || e.at("event").at("class_name") != "GaussianDpEvent")

@@ -185,8 +185,8 @@ struct RunSpec {
   /// [domain] records_per_user: neighbouring datasets differ in one user's records, at most this many
   /// (group privacy; analyses/group_privacy.hpp). 1: record-level.
   std::int64_t records_per_user = 1;
-  std::optional<double> report_delta;        ///< [report] delta: add epsilon at this delta
-  std::optional<double> report_epsilon;      ///< [report] epsilon: add delta at this epsilon (profile entries)
+  std::optional<double> report_delta;    ///< [report] delta: add epsilon at this delta
+  std::optional<double> report_epsilon;  ///< [report] epsilon: add delta at this epsilon (profile entries)
   /// [analysis] pld_accuracy, pld_grid: the PLD accountant's refinement target (relative accuracy of
   /// epsilon) or a fixed grid spacing (2^k or 3 x 2^k, nats); accounting/pld/pld_accountant.hpp.
   struct PldSettings {

@@ -50,8 +50,10 @@ Approx DiscretePair::hockey_stick(double epsilon) const {
     // e^eps overflows: only outcomes whose q may be 0 can still count, each at most its p.
     double value = 0.0, error = 0.0;
     for (const auto& o : outcomes_) {
-      if (o.q == 0.0) value += o.p, error += o.p_error;
-      else if (o.q <= o.q_error) error += o.p + o.p_error;
+      if (o.q == 0.0)
+        value += o.p, error += o.p_error;
+      else if (o.q <= o.q_error)
+        error += o.p + o.p_error;
     }
     return {value, error + 4.0 * kU * value};
   }
@@ -88,8 +90,7 @@ void DiscretePair::loss_range(double tail, double& lo, double& hi) const {
   std::size_t last = outcomes_.size();
   while (last > 0 && std::isinf(losses_[last - 1]) && losses_[last - 1] > 0.0) --last;
   double mass = 0.0;
-  while (first < last && (std::isinf(losses_[first]) ||
-                          mass + outcomes_[first].p + outcomes_[first].p_error <= tail))
+  while (first < last && (std::isinf(losses_[first]) || mass + outcomes_[first].p + outcomes_[first].p_error <= tail))
     mass += outcomes_[first].p + outcomes_[first].p_error, ++first;
   mass = 0.0;
   while (last > first + 1 && mass + outcomes_[last - 1].p + outcomes_[last - 1].p_error <= tail)

@@ -19,7 +19,6 @@ double log_cdf_of_max(double m, double s, std::int64_t t) {
   return log_normal_cdf(m - s) + static_cast<double>(t - 1) * log_normal_cdf(m);
 }
 
-
 // The m where f(m) crosses `target`, f increasing (bisection on a bracket widened outward).
 template <class F>
 double crossing(F f, double target, double lo, double hi) {
@@ -74,9 +73,10 @@ Approx cell_mass(double A, double B, double s, std::int64_t t) {
   const double phi_as = normal_cdf(A - s);
   const double first = shifted.value * g;
   const double second = phi_as * dg;
-  const double error = shifted.error * g + first * (g_rel + 2.0 * kU) +
-                       second * (relative(base) + tail_relative_error(A) + tail_relative_error(A - s) + 8.0 * kU + g_rel) +
-                       4.0 * kU * (first + second);
+  const double error =
+      shifted.error * g + first * (g_rel + 2.0 * kU) +
+      second * (relative(base) + tail_relative_error(A) + tail_relative_error(A - s) + 8.0 * kU + g_rel) +
+      4.0 * kU * (first + second);
   return {first + second, error};
 }
 
@@ -101,20 +101,21 @@ double log_normal_cdf(double x) {
 }
 
 DiscretePair shuffled_batch_max_pair(std::int64_t batches, double shift_p, double shift_q, std::size_t cells) {
-  if (batches < 1 || !std::isfinite(shift_p) || !std::isfinite(shift_q) || !(shift_q >= 0.0) ||
-      !(shift_p > shift_q) || cells < 16)
+  if (batches < 1 || !std::isfinite(shift_p) || !std::isfinite(shift_q) || !(shift_q >= 0.0) || !(shift_p > shift_q) ||
+      cells < 16)
     throw std::invalid_argument("shuffled_batch_max_pair: needs t >= 1, 0 <= c < a finite, cells >= 16");
   const std::int64_t t = batches;
   // Cut points: from where Q's CDF is e^-60 (P's is smaller: its shift is larger) to where P's
   // survival is e^-60 (Q's is smaller), capped where Phi's tail stays representable.
   const double lo =
       crossing([&](double m) { return log_cdf_of_max(m, shift_q, t); }, kLogTail, -40.0 + shift_q, shift_q + 10.0);
-  double hi = crossing([&](double m) { return -std::log(above(m, shift_p, t).value); }, -kLogTail, shift_p,
-                       shift_p + 20.0);
+  double hi =
+      crossing([&](double m) { return -std::log(above(m, shift_p, t).value); }, -kLogTail, shift_p, shift_p + 20.0);
   hi = std::min(hi, 37.0);
   if (!(hi > lo)) hi = lo + 1.0;
   std::vector<double> cuts(cells + 1);
-  for (std::size_t k = 0; k <= cells; ++k) cuts[k] = lo + (hi - lo) * static_cast<double>(k) / static_cast<double>(cells);
+  for (std::size_t k = 0; k <= cells; ++k)
+    cuts[k] = lo + (hi - lo) * static_cast<double>(k) / static_cast<double>(cells);
   // The cells' masses under P (shift a) and Q (shift c): (-inf, C_0], (C_k, C_k+1], (C_K, inf).
   auto masses = [&](double s) {
     std::vector<Approx> m{below(cuts.front(), s, t)};
@@ -128,7 +129,8 @@ DiscretePair shuffled_batch_max_pair(std::int64_t batches, double shift_p, doubl
   for (std::size_t k = 0; k < p.size(); ++k) outcomes.push_back({p[k].value, q[k].value, p[k].error, q[k].error});
   return DiscretePair(std::move(outcomes), "largest batch sum of a shuffled epoch, t = " + std::to_string(t) +
                                                ", shifts " + format_number(shift_p) + " against " +
-                                               format_number(shift_q) + " (binned, " + std::to_string(cells) + " cells)");
+                                               format_number(shift_q) + " (binned, " + std::to_string(cells) +
+                                               " cells)");
 }
 
 }  // namespace rdpdyn::pld

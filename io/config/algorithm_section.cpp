@@ -133,7 +133,8 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
                         "is used only with batches formed per epoch (partition, shuffle-once, shuffle)");
       const bool varying = poisson_rate_varies(s);
       if (varying && !s.has("steps"))
-        throw SpecError(s.key(s.has("epochs") ? "epochs" : "steps"), s.has("epochs") ? describe(s.at("epochs")) : "missing",
+        throw SpecError(s.key(s.has("epochs") ? "epochs" : "steps"),
+                        s.has("epochs") ? describe(s.at("epochs")) : "missing",
                         "a rate that changes with the step needs steps (an epoch's steps depend on the rate)");
       const std::optional<double> q =
           varying ? std::optional(first_poisson_rate(s, a.n, non_negative_integer(s, "steps"))) : poisson_rate(s, a.n);
@@ -178,7 +179,8 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
   }
   const bool varying_rate = sgd && a.sampling == BatchSampling::Poisson && poisson_rate_varies(s);
   if (varying_rate && per_step)
-    throw SpecError(s.key(s.has("sampling_rate") ? "sampling_rate" : "batch_size"), "with a step size or noise that changes with the step",
+    throw SpecError(s.key(s.has("sampling_rate") ? "sampling_rate" : "batch_size"),
+                    "with a step size or noise that changes with the step",
                     "a rate that changes with the step takes a constant step size and noise");
   const std::optional<std::int64_t> steps = read_steps(s, a, batch);
   if (per_step) return expand_per_step_values(s, a, adjacency, batch, steps);

@@ -92,10 +92,10 @@ void expand_poisson_rates(const Section& s, AlgorithmSpec& a, Adjacency adjacenc
       phase.sigma = 0.0;  // the accountants read the run's multiplier
     } else if (a.noise_multiplier) {
       // The DP-SGD multiplier in C21 units with this phase's b = q n.
-      phase.sigma = one_record_apart(adjacency)
-                        ? noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(*a.noise_multiplier, *eta,
-                                                                                  a.sensitivity, q * a.n)
-                        : noise_units::c21_sigma_from_dpsgd_multiplier(*a.noise_multiplier, *eta, a.sensitivity, q * a.n);
+      phase.sigma = one_record_apart(adjacency) ? noise_units::c21_sigma_from_dpsgd_multiplier_add_remove(
+                                                      *a.noise_multiplier, *eta, a.sensitivity, q * a.n)
+                                                : noise_units::c21_sigma_from_dpsgd_multiplier(
+                                                      *a.noise_multiplier, *eta, a.sensitivity, q * a.n);
     } else {
       phase.sigma = *sigma;
     }

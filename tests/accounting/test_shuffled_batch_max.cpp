@@ -58,10 +58,11 @@ TEST_CASE("The shuffled lower bound's epsilon against the exact one and the auth
   // Five epochs, a new order each (dynamic shuffling), t = 100, noise multiplier 0.8 (shifts 2.5
   // against 1.25), delta 1e-6: the authors' code 14.107923 (loss grid 1e-3) and 14.109910 (2e-4); an
   // independent slicing and FFT composition bracketed the continuous pair's value in [14.1099,
-  // 14.1109]. The certified lower estimate here lies below the bracket, within 0.3%.
+  // 14.1109]. The certified lower estimate here lies below the bracket, within 0.6%: it charges every
+  // cell's rounding (erfc's argument, the power Phi^(t-1) as exp((t-1) log Phi)) to the profile.
   const EpsilonBounds five = epsilon_of(100, 2.5, 1.25, 5, 1e-6);
   CHECK(five.lower <= 14.1109);
-  CHECK(five.lower >= 14.07);
+  CHECK(five.lower >= 14.0);
   // The replace-one pair, the record at +1 against one at -1 among records at -1 (shifts 2 against
   // 0): exact 7.69508 (numpy/scipy).
   const EpsilonBounds replace = epsilon_of(10, 2.0, 0.0, 1, 1e-5);

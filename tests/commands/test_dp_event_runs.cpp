@@ -114,8 +114,9 @@ TEST_CASE("Unsupported DpEvents and histories are refused by name", "[dp-event]"
         }) == "DpEvent.class_name | \"LaplaceDpEvent\"");
   // Batches without replacement (replace-one) together with Poisson steps (add/remove): two relations.
   CHECK(key_of([] {
-          accounting_run_from_dp_event({{"class_name", "ComposedDpEvent"},
-                                        {"events", {without_replacement(100, 10, gaussian(1.0)), poisson(0.1, gaussian(1.0))}}});
+          accounting_run_from_dp_event(
+              {{"class_name", "ComposedDpEvent"},
+               {"events", {without_replacement(100, 10, gaussian(1.0)), poisson(0.1, gaussian(1.0))}}});
         }) == "DpEvent | sampled-without-replacement events with other steps");
   CHECK(key_of([] { accounting_run_from_dp_event(without_replacement(10, 11, gaussian(1.0))); }) ==
         "DpEvent.sample_size | 11");

@@ -18,7 +18,8 @@ namespace {
 
 std::string run_text(const std::string& sampling, double multiplier, int epochs, const std::string& adjacency,
                      bool lipschitz) {
-  return "[orders]\nvalues = [2, 4, 8, 16, 32]\n[report]\ndelta = 1e-5\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"" +
+  return "[orders]\nvalues = [2, 4, 8, 16, 32]\n[report]\ndelta = 1e-5\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = "
+         "\"" +
          sampling + "\"\nn = 10000\nbatch_size = 100\nepochs = " + std::to_string(epochs) +
          "\nnoise_multiplier = " + std::to_string(multiplier) + "\n[domain]\nadjacency = \"" + adjacency +
          "\"\nlipschitz_loss = " + (lipschitz ? "true" : "false") + "\n";
@@ -104,11 +105,12 @@ TEST_CASE("Shuffled batches under add/remove: the lower bound and the upper boun
   CHECK(c.best != "poisson-as-if");
 }
 
-TEST_CASE("Zero-out neighbours: fixed-size batches one clip apart, the paper's own relation", "[compare][shuffle][zero-out]") {
+TEST_CASE("Zero-out neighbours: fixed-size batches one clip apart, the paper's own relation",
+          "[compare][shuffle][zero-out]") {
   // Shuffled, t = 10 batches, one epoch, noise multiplier 1 (the record against a null record):
   // the upper bound is one Gaussian of shift 1/m = 1: 4.3771780956812246 at delta 1e-5 (mpmath, 40
-  // digits; the authors' code's deterministic value 4.377178); the lower bound is the larger of the paper's pair (shifts 2 and 1:
-  // exact 4.34341148) and the pair with the other records at 0 (shifts 1 and 0: 2.18169).
+  // digits; the authors' code's deterministic value 4.377178); the lower bound is the larger of the paper's pair
+  // (shifts 2 and 1: exact 4.34341148) and the pair with the other records at 0 (shifts 1 and 0: 2.18169).
   const std::string text =
       "[orders]\nvalues = [2, 4, 8]\n[report]\ndelta = 1e-5\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = "
       "\"shuffle\"\nn = 100\nbatch_size = 10\nepochs = 1\nnoise_multiplier = 1\n[domain]\nadjacency = \"zero-out\"\n";

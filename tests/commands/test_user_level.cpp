@@ -33,12 +33,13 @@ std::string tf_orders() {
 // compute_dp_sgd_privacy_statement(number_of_examples = n, batch_size = b, num_epochs = epochs,
 // noise_multiplier = m, delta = 1e-5, used_microbatching = False, max_examples_per_user = k): Poisson
 // sampling with q = b/n for ceil(epochs / q) steps, add/remove neighbours.
-std::map<std::string, ComparisonEntry> statement(int n, int b, int epochs, double m, int k, const std::string& sampling) {
-  const std::string text = "[orders]\nvalues = [" + tf_orders() + "]\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"" +
-                           sampling + "\"\nn = " + std::to_string(n) + "\nbatch_size = " + std::to_string(b) +
-                           "\nepochs = " + std::to_string(epochs) + "\nnoise_multiplier = " + std::to_string(m) +
-                           "\n[domain]\nadjacency = \"add-remove\"\nrecords_per_user = " + std::to_string(k) +
-                           "\n[report]\ndelta = 1e-5\n";
+std::map<std::string, ComparisonEntry> statement(int n, int b, int epochs, double m, int k,
+                                                 const std::string& sampling) {
+  const std::string text =
+      "[orders]\nvalues = [" + tf_orders() + "]\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"" + sampling +
+      "\"\nn = " + std::to_string(n) + "\nbatch_size = " + std::to_string(b) + "\nepochs = " + std::to_string(epochs) +
+      "\nnoise_multiplier = " + std::to_string(m) +
+      "\n[domain]\nadjacency = \"add-remove\"\nrecords_per_user = " + std::to_string(k) + "\n[report]\ndelta = 1e-5\n";
   std::map<std::string, ComparisonEntry> out;
   for (auto& e : run_comparison(parse_config_text(text, "<test>"), engine_registry(MPI_COMM_SELF)).entries)
     out[e.result.name] = e;
@@ -98,9 +99,11 @@ TEST_CASE("Users without sampling: k times the sensitivity, as tensorflow/privac
   // The statement's epoch line (no subsampling: ceil(epochs) Gaussian releases at noise m / k):
   // 60000 examples, 60 epochs, m = 1.1, k = 3: PLD 312.3274505664659, RDP 322.6298551129755. Here the
   // exact Gaussian-DP profile of k mu (mu = sqrt(60) / 1.1): within 1e-4 of the PLD value and below the RDP one.
-  const std::string text = "[orders]\nvalues = [2, 4, 8]\n[algorithm]\nkind = \"noisy-gd\"\nn = 60000\nsteps = 60\neta = 1\nsensitivity = 1\nnoise_multiplier = 1.1\n"
-                           "[lsi]\nkind = \"constant\"\nc = 1\n[domain]\nadjacency = \"add-remove\"\nrecords_per_user = 3\n"
-                           "[report]\ndelta = 1e-5\n";
+  const std::string text =
+      "[orders]\nvalues = [2, 4, 8]\n[algorithm]\nkind = \"noisy-gd\"\nn = 60000\nsteps = 60\neta = 1\nsensitivity = "
+      "1\nnoise_multiplier = 1.1\n"
+      "[lsi]\nkind = \"constant\"\nc = 1\n[domain]\nadjacency = \"add-remove\"\nrecords_per_user = 3\n"
+      "[report]\ndelta = 1e-5\n";
   std::map<std::string, ComparisonEntry> s;
   for (auto& e : run_comparison(parse_config_text(text, "<test>"), engine_registry(MPI_COMM_SELF)).entries)
     s[e.result.name] = e;
@@ -129,7 +132,8 @@ TEST_CASE("Group privacy's rules: never below the record level, lower bounds ref
   CHECK_THAT(shuffled.at("chua-shuffle-lower").result.reason, Catch::Contains("records_per_user = 2"));
   // solve reports record-level R: refused by key.
   const RunConfig config = parse_config_text(
-      "[orders]\nvalues = [2, 4]\n[algorithm]\nkind = \"noisy-gd\"\nn = 100\nsteps = 10\neta = 0.1\nsigma = 1\nsensitivity = 1\n[lsi]\nkind = "
+      "[orders]\nvalues = [2, 4]\n[algorithm]\nkind = \"noisy-gd\"\nn = 100\nsteps = 10\neta = 0.1\nsigma = "
+      "1\nsensitivity = 1\n[lsi]\nkind = "
       "\"constant\"\nc = 1\n[domain]\nrecords_per_user = 2\n",
       "<test>");
   try {
