@@ -79,14 +79,16 @@ class Solution:
 class AnalysisResult:
     """One analysis of `compare`: name, status, status_note, applies, reason, citation, R (None
     when it does not apply), epsilon, best_order and conversion (None without a delta; conversion:
-    improved, asoodeh, mironov, zcdp, gdp, gdp-mixture for pdi on shuffle-once runs, or pld for
-    composition-pld), epsilon_recorded_orders, mu (the Gaussian-DP parameter of the f-DP entries,
+    improved, asoodeh, mironov, zcdp, gdp, gdp-mixture for pdi on shuffle-once runs, pld for
+    composition-pld and ganesh-group-pld, group for an entry made user-level by records_per_user,
+    pld-lower for chua-shuffle-lower, whose epsilon is a certified LOWER bound), epsilon_recorded_orders, mu (the Gaussian-DP parameter of the f-DP entries,
     whose epsilon is their exact profile; else None), and
 
     - delta_at_epsilon: the certified delta at [report] epsilon (dp_accounting's get_delta), the
       smallest of the entry's routes (its privacy loss distribution, the exact mu-GDP profile, the RDP
       conversions over the recorded orders); None without [report] epsilon, where the entry does not
-      apply, or for a bound that is not a bound on the run (lower-bound, record-specific);
+      apply, or for a bound that is not a bound on the run (lower-bound, record-specific, heuristic,
+      released-lower-bound);
     - profile: for the entries that know their privacy profile (composition-pld on Poisson runs), a
       dict of numpy arrays "epsilon" (nats, increasing from 0) and "delta" (certified upper bounds of
       delta(epsilon)), with "units" and "meaning"; else None:
