@@ -247,6 +247,7 @@ std::optional<std::string> diameter_problem(const TrainingRun& run, const std::s
 
 // Convex loss and eta <= 2/beta: the gradient step is a contraction (A&T Lemma 2.1).
 std::optional<std::string> convex_smooth_problem(const TrainingRun& run) {
+  if (auto why = convexity_refusal(run, "A&T's contraction, Lemma 2.1")) return why;
   if (!(run.lambda >= 0.0))
     return "lambda = " + format_number(run.lambda) + " < 0: A&T need convex losses (L101, Lemma 2.1)";
   if (!(run.beta > 0.0) || !std::isfinite(run.beta))
@@ -260,6 +261,7 @@ std::optional<std::string> convex_smooth_problem(const TrainingRun& run) {
 
 // lambda > 0, lambda <= beta and c = max(|1 - eta lambda|, |1 - eta beta|) < 1 (eta < 2/beta).
 std::optional<std::string> strongly_convex_problem(const TrainingRun& run, const std::string& bound) {
+  if (auto why = convexity_refusal(run, bound + "'s contraction, A&T Lemma 5.3")) return why;
   if (!(run.lambda > 0.0))
     return "lambda = " + format_number(run.lambda) + ": " + bound +
            " needs an m-strongly convex loss (A&T Thm 5.1, L512)";

@@ -66,6 +66,7 @@ AnalysisResult bok_su_altschuler_full_batch(const TrainingRun& run) {
                   batch_sampling_name(run.sampling) + ")");
   if (auto why = training_run_problem(run)) return refuse(*why);
   if (auto why = undeclared(run, {RunConstant::Smoothness})) return refuse(*why);
+  if (auto why = convexity_refusal(run, "the contraction of shifted interpolation")) return refuse(*why);
   if (!(run.lambda > 0.0))
     return refuse("needs an m-strongly convex loss (lambda > 0); lambda = " + format_number(run.lambda));
   if (!(run.beta >= run.lambda))
@@ -133,6 +134,7 @@ AnalysisResult bok_su_altschuler_cyclic(const TrainingRun& run) {
         "adjacency = add-remove with fixed-size batches: the removed record's batch slot is refilled by "
         "another record, so a step moves by up to 2 eta S_g / b, not eta S_g / b; describe the run with "
         "replace adjacency (the paper's) and S_g doubled");
+  if (auto why = convexity_refusal(run, "the contraction of shifted interpolation")) return refuse(*why);
   if (!(run.lambda > 0.0))
     return refuse("needs an m-strongly convex loss (lambda > 0); lambda = " + format_number(run.lambda));
   if (!(run.beta >= run.lambda))

@@ -291,6 +291,7 @@ AnalysisResult noisysgd_window(const RunSpec& spec, const TrainingRun& run) {
         "add-remove");
   if (auto why = training_run_problem(run)) return refuse(*why);
   if (auto why = undeclared(run, {RunConstant::Smoothness})) return refuse(*why);
+  if (auto why = convexity_refusal(run, "the contraction of shifted interpolation")) return refuse(*why);
   if (!(run.lambda > 0.0))
     return refuse("needs a lambda-strongly convex loss (lambda > 0); lambda = " + format_number(run.lambda));
   if (!(run.beta >= run.lambda))

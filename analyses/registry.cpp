@@ -6,6 +6,9 @@
 #include "analyses/chourasia_2021.hpp"
 #include "analyses/chua_2024.hpp"
 #include "analyses/bok_su_altschuler_2024.hpp"
+#include "analyses/bounded_domain_pabi.hpp"
+#include "analyses/kong_ribero_2024.hpp"
+#include "analyses/liang_2025.hpp"
 #include "analyses/composition.hpp"
 #include "analyses/composition_pld.hpp"
 #include "analyses/steinke_2025.hpp"
@@ -254,6 +257,27 @@ std::vector<Analysis> build_registry() {
        true, paper(altschuler_talwar_thm56)},
       {"pabi-strongly-convex", "derived from Altschuler & Talwar 2022 (arXiv:2205.13710) Prop. 5.4", D,
        "docs/analyses.md, \"pabi-strongly-convex\"", true, paper(pabi_strongly_convex)},
+      {"pabi-bounded-domain",
+       "derived from Feldman, Mironov, Talwar & Thakurta 2018 (arXiv:1808.06651), shifted Renyi divergences, with the "
+       "bounded-domain start of Altschuler & Talwar 2022 (arXiv:2205.13710): projected noisy (S)GD, L-Lipschitz "
+       "gradient maps (non-convex smooth losses: L = 1 + eta m), the least absorbed shift over windows",
+       D, "docs/analyses.md, \"pabi-bounded-domain\"", false, paper(pabi_bounded_domain),
+       /*monotone_in_steps=*/false},
+      {"liang-2025-thm3.4",
+       "Liang, Zhang, He, Wu & Xing 2025 (arXiv:2502.17772) Thm 3.4 as transcribed in the authors' scripts "
+       "(HauLiang/DPSGD-DC ae9946f)",
+       X,
+       "the paper's body could not be read here; the authors' transcription charges the last release b/n of its "
+       "worst-case cost (an average over the record's place, which Renyi divergence does not allow in general) and "
+       "leaves open whether D is a radius; docs/analyses.md, \"liang-2025-thm3.4\"",
+       true, paper(liang_thm3_4)},
+      {"kong-ribero-2024",
+       "Kong & Ribero 2024 (arXiv:2407.05237), cyclic DP-SGD on weakly convex losses, as transcribed in Liang et "
+       "al. 2025's scripts (HauLiang/DPSGD-DC ae9946f)",
+       X,
+       "the paper's body could not be read here and its versions state different assumptions; a third party's "
+       "transcription, not checked against the paper; docs/analyses.md, \"kong-ribero-2024\"",
+       true, paper(kong_ribero_transcribed)},
       {"ganesh-lemma-c1",
        "Ganesh, Thakurta & Upadhyay 2022 (arXiv:2204.01585) Lemma C.1 (path-level bound of the Langevin diffusion)", P,
        "", true, langevin_paper(ganesh_lemma_c1)},

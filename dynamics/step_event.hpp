@@ -1,6 +1,7 @@
 #pragma once
 // Boundary events of a privacy program: what happens to R(alpha, .) and to the LSI constant
 // between two diffusion intervals.
+#include <algorithm>
 #include <variant>
 
 #include "dynamics/overloaded.hpp"
@@ -29,7 +30,14 @@ struct LsiRestart {
   double c;
 };
 
-using StepEvent = std::variant<LipschitzMap, GaussianRelease, LsiRestart>;
+/// A bound on the inverse LSI constant of the current iterate law from an argument of its own (e.g. a
+/// law supported on a bounded set and convolved with Gaussian noise, models/bounded_domain_lsi.hpp):
+/// 1/c -> min(1/c, inverse_lsi). Both bounds hold, so the smaller is kept. R is unchanged.
+struct InverseLsiCap {
+  double inverse_lsi;
+};
+
+using StepEvent = std::variant<LipschitzMap, GaussianRelease, LsiRestart, InverseLsiCap>;
 
 // Every consumer dispatches on a StepEvent with std::visit and one overload per alternative, no
 // default branch: a new kind of event fails to compile until each consumer decides what it costs
@@ -42,22 +50,25 @@ inline double rdp_slope_jump(const StepEvent& event) {
                                  return g.sensitivity * g.sensitivity / (2.0 * g.noise_std * g.noise_std);
                                },
                                [](const LipschitzMap&) { return 0.0; },  // data-processing inequality
-                               [](const LsiRestart&) { return 0.0; }},   // R unchanged by declaration
+                               [](const LsiRestart&) { return 0.0; },    // R unchanged by declaration
+                               [](const InverseLsiCap&) { return 0.0; }},
                     event);
 }
 
 /// Whether the event is a released Gaussian (the record's privacy is spent there).
 inline bool is_release(const StepEvent& event) {
   return std::visit(Overloaded{[](const GaussianRelease&) { return true; }, [](const LipschitzMap&) { return false; },
-                               [](const LsiRestart&) { return false; }},
+                               [](const LsiRestart&) { return false; }, [](const InverseLsiCap&) { return false; }},
                     event);
 }
 
 /// Updates the inverse LSI constant 1/c through an event: times L^2 for a Lipschitz map (C21
-/// Lemma 8), 1/c' for a restart, unchanged for a Gaussian release.
+/// Lemma 8), 1/c' for a restart, the smaller of the two bounds for a cap, unchanged for a Gaussian
+/// release.
 inline void update_inverse_lsi(double& inverse_lsi, const StepEvent& event) {
   std::visit(Overloaded{[&](const LipschitzMap& m) { inverse_lsi *= m.lipschitz * m.lipschitz; },
                         [&](const LsiRestart& r) { inverse_lsi = 1.0 / r.c; },
+                        [&](const InverseLsiCap& cap) { inverse_lsi = std::min(inverse_lsi, cap.inverse_lsi); },
                         [](const GaussianRelease&) {}},  // adds noise of its own only to the released copy
              event);
 }

@@ -40,7 +40,7 @@ std::string short_number(double x) {
 
 bool changes_the_law(const StepEvent& e) {
   return std::visit(Overloaded{[](const LipschitzMap&) { return true; }, [](const LsiRestart&) { return true; },
-                               [](const GaussianRelease&) { return false; }},
+                               [](const InverseLsiCap&) { return true; }, [](const GaussianRelease&) { return false; }},
                     e);
 }
 
@@ -363,6 +363,16 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
     case LsiKind::SquaredLoss:
       derived("LSI constant", "(2 - eta)/(2 sigma^2)", "the squared loss from theta_0 = 0 (C21 Cor 2 proof)");
       break;
+    case LsiKind::BoundedDomain:
+      declared("lsi.beta", format_number(lsi.beta), "smoothness of the loss; " + generic);
+      declared("lsi.lambda", format_number(lsi.lambda),
+               "lower bound of the loss's Hessian (< 0: weakly convex; -beta: smooth only); " + generic);
+      derived("gradient-map Lipschitz constant", "max(|1 - eta lambda|, |1 - eta beta|)",
+              "from lsi.lambda and lsi.beta, for every eta (Poisson: the batch's scaling up to 1/q); C21 Lemma 8");
+      derived("LSI bound at each step's end", "s^2 [2 + (1 + (e^{Dg^2/s^2} - 1)/4)(1 + Dg^2/(2 s^2))]",
+              "1/c of a law on a set of diameter Dg = min(Lip D, D + 2 eta G) convolved with N(0, s^2 I), s^2 = "
+              "2 eta sigma^2 (Chen, Chewi & Niles-Weed 2021; docs/math.md section 2.7)");
+      break;
     case LsiKind::Function:
       declared("lsi.c", "\"" + lsi.function.description() + "\"", "a user LSI schedule; not checked");
       break;
@@ -386,6 +396,10 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
                           },
                           [&](const LsiRestart& r) {
                             declared(at + ".c", format_number(r.c), "LSI constant of the law at the restart");
+                          },
+                          [&](const InverseLsiCap& cap) {
+                            declared(at + ".inverse_lsi", format_number(cap.inverse_lsi),
+                                     "bound on the inverse LSI constant of the law");
                           },
                           [&](const GaussianRelease& g) {
                             declared(at + ".sensitivity", format_number(g.sensitivity),

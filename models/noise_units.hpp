@@ -32,6 +32,15 @@ inline double gtu_delta_from_c21(double sensitivity_g, double n) { return sensit
 /// their start N(0, I/(beta m)) is N(0, (sigma^2/lambda) I).
 inline double gtu_m_from_c21_lambda(double lambda) { return lambda; }
 
+/// C21 sigma -> the sigma_DP of Liang et al. 2025 (arXiv:2502.17772; HauLiang/DPSGD-DC, commit
+/// ae9946f, trainer.py): Gaussian noise of std sigma_DP added to the averaged clipped gradient, so
+/// the per-step noise is eta sigma_DP = sqrt(2 eta) sigma: sigma_DP = sigma sqrt(2 / eta) (A&T's
+/// convention). Their clip norm C is S_g / 2 (replace-one), their L-smoothness is C21's beta.
+inline double liang_sigma_dp_from_c21(double sigma_c21, double eta) { return sigma_c21 * std::sqrt(2.0 / eta); }
+/// C21 sigma -> the sigma of Kong & Ribero 2024 as Liang et al.'s plotting script transcribes it
+/// (per-step noise eta sigma): the same conversion.
+inline double kong_ribero_sigma_from_c21(double sigma_c21, double eta) { return sigma_c21 * std::sqrt(2.0 / eta); }
+
 /// A&T sigma -> C21 sigma, the inverse of at_sigma_from_c21.
 inline double c21_sigma_from_at(double sigma_at, double eta) { return sigma_at * std::sqrt(eta / 2.0); }
 

@@ -36,7 +36,8 @@ class LinearStep {
                               // (70); C21 eq. (13)); other gamma can only lower it.
                               held_.sensitivity = g.sensitivity / holding.diffusion.duration;
                             },
-                            [](const LipschitzMap&) {}, [](const LsiRestart&) {}},  // applied in advance()
+                            [](const LipschitzMap&) {}, [](const LsiRestart&) {},
+                            [](const InverseLsiCap&) {}},  // applied in advance()
                  e);
   }
 
@@ -128,7 +129,8 @@ std::optional<double> shared_map_contraction(const RunSpec& spec, const ProgramS
   for (const StepEvent& e : step.before)
     std::visit(Overloaded{[&](const LipschitzMap& m) { L = L.value_or(1.0) * m.lipschitz; },
                           [](const GaussianRelease&) {},  // the record's release: not part of the shared map
-                          [](const LsiRestart&) {}},      // declares c, moves no iterate
+                          [](const LsiRestart&) {},       // declares c, moves no iterate
+                          [](const InverseLsiCap&) {}},   // bounds c, moves no iterate
                e);
   if (L) return L;
   const double eta = step.diffusion.duration;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/bounded_domain_lsi.hpp"
+#include "models/gradient_map.hpp"
 #include "models/known_constants.hpp"
 #include "models/langevin_strongly_convex.hpp"
 #include "models/noise_units.hpp"
@@ -22,14 +24,6 @@ std::int64_t RunSpec::total_steps() const {
 
 namespace {
 
-/// Lipschitz constant of the gradient map theta - eta grad L for a lambda-strongly convex,
-/// beta-smooth loss: max(|1 - eta lambda|, |1 - eta beta|) for every eta > 0 (Nesterov 2004,
-/// Thm 2.1.15 / the co-coercivity argument); it is 1 - eta lambda when eta <= 2/(lambda + beta)
-/// (Ye & Shokri 2022 Lemma D.3) and in particular under C21's eta < 1/beta (C21 Lemma 5 proof).
-double gradient_map_lipschitz(double eta, double lambda, double beta) {
-  return std::max(std::abs(1.0 - eta * lambda), std::abs(1.0 - eta * beta));
-}
-
 void check_step_size_below_inverse_smoothness(const RunSpec& spec, const char* lemma) {
   const double beta = spec.lsi.beta;
   for (std::size_t i = 0; i < spec.algorithm.phases.size(); ++i) {
@@ -41,14 +35,40 @@ void check_step_size_below_inverse_smoothness(const RunSpec& spec, const char* l
   }
 }
 
-void check_smoothness(const LsiSpec& lsi, bool need_strong_convexity) {
-  if (!(lsi.beta > 0.0) || !std::isfinite(lsi.beta))
-    throw SpecError("lsi.beta", format_number(lsi.beta), "must be a finite number > 0");
-  const bool lambda_ok = need_strong_convexity ? lsi.lambda > 0.0 : lsi.lambda >= 0.0;
+/// What the loss's Hessian bounds lambda I <= Hess l <= beta I must satisfy: strong convexity
+/// (0 < lambda), or any lambda >= -beta (lambda < 0: an m = -lambda weakly convex loss; the gradient
+/// map is then (1 + eta m)-Lipschitz, models/gradient_map.hpp).
+enum class LambdaRange { StronglyConvex, WeaklyConvex };
+
+void check_smoothness(const LsiSpec& lsi, LambdaRange range, bool beta_may_be_zero = false) {
+  if (!(beta_may_be_zero ? lsi.beta >= 0.0 : lsi.beta > 0.0) || !std::isfinite(lsi.beta))
+    throw SpecError("lsi.beta", format_number(lsi.beta),
+                    beta_may_be_zero ? "must be a finite number >= 0" : "must be a finite number > 0");
+  const bool strong = range == LambdaRange::StronglyConvex;
+  const bool lambda_ok = strong ? lsi.lambda > 0.0 : lsi.lambda >= -lsi.beta;
   if (!lambda_ok || !(lsi.lambda <= lsi.beta))
     throw SpecError("lsi.lambda", format_number(lsi.lambda),
-                    std::string(need_strong_convexity ? "must satisfy 0 < lambda" : "must satisfy 0 <= lambda") +
-                        " <= beta = " + format_number(lsi.beta));
+                    std::string(strong ? "must satisfy 0 < lambda" : "must satisfy -beta <= lambda") +
+                        " <= beta = " + format_number(lsi.beta) +
+                        (strong ? "" : " (lambda < 0: an m = -lambda weakly convex loss; -beta: smooth only)"));
+}
+
+/// The gradient map's Lipschitz constant of every update of a phase of step size eta
+/// (models/gradient_map.hpp; Poisson batches scale the loss's constants).
+double step_map_lipschitz(const RunSpec& spec, double eta) {
+  if (spec.lsi.lipschitz) return *spec.lsi.lipschitz;  // declared by the user for every update
+  const bool poisson = spec.algorithm.sampling == BatchSampling::Poisson;
+  return update_map_lipschitz(eta, spec.lsi.lambda, spec.lsi.beta,
+                              poisson ? std::optional<double>(spec.algorithm.sampling_rate) : std::nullopt);
+}
+
+/// A bound on the norm of every update's gradient when per-record norms are declared <= S_g/2
+/// ([domain] lipschitz_loss): S_g/2 for the full batch and fixed-size batches, S_g/(2q) for Poisson
+/// batches (at most n records over q n).
+std::optional<double> update_gradient_bound(const RunSpec& spec, const Phase& phase) {
+  if (!spec.gradients_norm_bounded) return std::nullopt;
+  const double per_record = phase.sensitivity.value_or(spec.algorithm.sensitivity) / 2.0;
+  return spec.algorithm.sampling == BatchSampling::Poisson ? per_record / spec.algorithm.sampling_rate : per_record;
 }
 
 /// Places the configured events: after_step 0 goes before the first step, k after step k.
@@ -108,9 +128,24 @@ void check_model_assumptions(const RunSpec& spec) {
         throw SpecError(a.phases[i].origin + ".eta", format_number(a.phases[i].eta) + a.phases[i].steps_note(),
                         "must be < 1 for the squared loss (C21 Thm 3, Cor 2)");
   }
+  const bool poisson = a.kind == AlgorithmKind::NoisySgd && a.sampling == BatchSampling::Poisson;
+  if (poisson && (lsi.kind == LsiKind::StronglyConvex || lsi.kind == LsiKind::SquaredLoss))
+    throw SpecError("lsi.kind", "\"" + lsi_kind_name(lsi.kind) + "\"",
+                    "needs every update's loss strongly convex; a Poisson batch may be empty or small (the update's "
+                    "loss sum_{i in B} l_i / (q n) has its constants scaled by |B|/(q n)): use lsi.kind = "
+                    "\"recursion\" or \"bounded-domain\", which take the scaling into account");
+  if (a.loss == LossKind::NonConvex) {
+    if (lsi.kind == LsiKind::StronglyConvex || lsi.kind == LsiKind::SquaredLoss || lsi.kind == LsiKind::ExactQuadratic)
+      throw SpecError("lsi.kind", "\"" + lsi_kind_name(lsi.kind) + "\"",
+                      "assumes a convex loss; algorithm.loss = \"nonconvex\" declares none (use \"bounded-domain\")");
+    if ((lsi.kind == LsiKind::Recursion || lsi.kind == LsiKind::BoundedDomain) && !lsi.lipschitz && lsi.lambda >= 0.0)
+      throw SpecError("lsi.lambda", format_number(lsi.lambda),
+                      "must be < 0 with algorithm.loss = \"nonconvex\" (lambda bounds the Hessian from below: -m for "
+                      "an m-weakly convex loss; omit it with lsi.kind = \"bounded-domain\" for a smooth loss)");
+  }
   switch (lsi.kind) {
     case LsiKind::StronglyConvex:
-      check_smoothness(lsi, true);
+      check_smoothness(lsi, LambdaRange::StronglyConvex);
       check_step_size_below_inverse_smoothness(spec, "C21 Lemma 5");
       if (!uniform_sigma(a))
         throw SpecError("algorithm.schedule", "phases with different sigma",
@@ -118,7 +153,8 @@ void check_model_assumptions(const RunSpec& spec) {
                         "steps; use lsi.kind = \"recursion\"");
       break;
     case LsiKind::Recursion:
-      if (!lsi.lipschitz) check_smoothness(lsi, false);  // any eta: L = max(|1-eta lambda|, |1-eta beta|)
+      if (!lsi.lipschitz)
+        check_smoothness(lsi, LambdaRange::WeaklyConvex);  // any eta: L = max(|1-eta lambda|, |1-eta beta|)
       break;
     case LsiKind::SquaredLoss:
       if (a.loss != LossKind::Squared)
@@ -128,6 +164,13 @@ void check_model_assumptions(const RunSpec& spec) {
       if (a.loss != LossKind::Quadratic || a.kind != AlgorithmKind::NoisyGd || a.phases.size() != 1)
         throw SpecError("lsi.kind", "\"exact-quadratic\"",
                         "needs algorithm.kind = \"noisy-gd\", loss = \"quadratic\" and one step size and noise level");
+      break;
+    case LsiKind::BoundedDomain:
+      check_smoothness(lsi, LambdaRange::WeaklyConvex, /*beta_may_be_zero=*/true);
+      if (!spec.diameter)
+        throw SpecError("domain.diameter", "missing",
+                        "lsi.kind = \"bounded-domain\" needs the diameter D of the set every step projects onto "
+                        "(docs/math.md section 2.7)");
       break;
     case LsiKind::Constant:
     case LsiKind::Function:
@@ -174,6 +217,7 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
       program.initial_inverse_lsi = 2.0 * a.phases.front().sigma * a.phases.front().sigma / lsi.lambda;
       break;
     case LsiKind::Recursion:
+    case LsiKind::BoundedDomain:
       // Without c0: the stated start N(mu, s^2 I) (1/s^2-LSI, C21 Def. 3.2), else a point mass.
       program.initial_inverse_lsi =
           lsi.c0 ? 1.0 / *lsi.c0 : stated_initial_variance(spec).value_or(kPointMassInverseLsi);
@@ -201,9 +245,20 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
         step.diffusion.lsi = ConstantLsi{lsi.lambda / (2.0 * phase.sigma * phase.sigma)};  // C21 Lemma 5
         break;
       case LsiKind::Recursion: {
-        const double L = lsi.lipschitz ? *lsi.lipschitz : gradient_map_lipschitz(phase.eta, lsi.lambda, lsi.beta);
-        step.before.push_back(LipschitzMap{L});         // C21 Lemma 8: shared gradient map
-        step.diffusion.lsi = GaussianConvolutionLsi{};  // C21 Lemma 9
+        step.before.push_back(LipschitzMap{step_map_lipschitz(spec, phase.eta)});  // C21 Lemma 8: gradient map
+        step.diffusion.lsi = GaussianConvolutionLsi{};                             // C21 Lemma 9
+        break;
+      }
+      case LsiKind::BoundedDomain: {
+        // The recursion, and at the step's end the bound of a gradient-mapped point of the set (diameter
+        // Dg) convolved with the step's noise; the projection keeps it (docs/math.md section 2.7).
+        const double L = step_map_lipschitz(spec, phase.eta);
+        step.before.push_back(LipschitzMap{L});
+        step.diffusion.lsi = GaussianConvolutionLsi{};
+        const double Dg =
+            bounded_domain::mapped_diameter(*spec.diameter, L, phase.eta, update_gradient_bound(spec, phase));
+        step.after.push_back(
+            InverseLsiCap{bounded_domain::mixture_inverse_lsi(Dg, 2.0 * phase.eta * phase.sigma * phase.sigma)});
         break;
       }
       case LsiKind::SquaredLoss:
@@ -293,9 +348,11 @@ TrainingRun training_run_of(const RunSpec& spec) {
     run.noise_multiplier =
         noise_units::effective_from_dpsgd_multiplier(*a.noise_multiplier, one_record_apart(spec.adjacency));
   const bool smooth_model =
-      spec.declares_lsi && (spec.lsi.kind == LsiKind::StronglyConvex || spec.lsi.kind == LsiKind::Recursion);
+      spec.declares_lsi && (spec.lsi.kind == LsiKind::StronglyConvex || spec.lsi.kind == LsiKind::Recursion ||
+                            spec.lsi.kind == LsiKind::BoundedDomain);
   run.lambda = a.loss == LossKind::Squared ? 1.0 : smooth_model && !spec.lsi.lipschitz ? spec.lsi.lambda : 0.0;
   run.beta = a.loss == LossKind::Squared ? 1.0 : smooth_model && !spec.lsi.lipschitz ? spec.lsi.beta : 0.0;
+  run.nonconvex = a.loss == LossKind::NonConvex || run.lambda < 0.0;
   run.diameter = spec.diameter;
   run.adjacency = spec.adjacency;
   run.gradients_norm_bounded = spec.gradients_norm_bounded;

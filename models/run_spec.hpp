@@ -63,13 +63,17 @@ inline constexpr NameTable<AlgorithmKind, 4> kAlgorithmKindNames{{{AlgorithmKind
                                                                   {AlgorithmKind::Langevin, "langevin"},
                                                                   {AlgorithmKind::Pdi, "pdi"}}};
 /// Linear: l(theta; x) = <g(x), theta> (the last-iterate heuristic of Steinke et al. 2025 is exact
-/// for it; every other analysis treats it as a generic loss).
-enum class LossKind { Generic, Squared, Quadratic, Linear };
+/// for it; every other analysis treats it as a generic loss). NonConvex: the user states that the
+/// loss is not convex; the analyses that need convexity refuse the run by name, and the hidden-state
+/// bounds left are those that rest on a declared structure (a bounded domain, smoothness): without
+/// one the last iterate may leak as much as the whole transcript (Annamalai 2024, arXiv:2407.06496).
+enum class LossKind { Generic, Squared, Quadratic, Linear, NonConvex };
 /// The configuration's names of algorithm.loss.
-inline constexpr NameTable<LossKind, 4> kLossKindNames{{{LossKind::Generic, "generic"},
+inline constexpr NameTable<LossKind, 5> kLossKindNames{{{LossKind::Generic, "generic"},
                                                         {LossKind::Squared, "squared"},
                                                         {LossKind::Quadratic, "quadratic"},
-                                                        {LossKind::Linear, "linear"}}};
+                                                        {LossKind::Linear, "linear"},
+                                                        {LossKind::NonConvex, "nonconvex"}}};
 
 /// l(theta; x) = (theta - x)^T H (theta - x) / 2 in d dimensions ([quadratic] in the
 /// configuration): the iterates are Gaussian, so the exact divergence is known
@@ -113,19 +117,26 @@ struct AlgorithmSpec {
   std::int64_t dropped_records = 0;
 };
 
-enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function, ExactQuadratic };
+/// BoundedDomain: projected noisy GD on a set of diameter D ([domain] diameter), any smooth loss,
+/// convex or not: the recursion through the (1 + eta m)-Lipschitz gradient map, capped at every step
+/// by the LSI of a law of bounded support convolved with the step's noise
+/// (models/bounded_domain_lsi.hpp; docs/math.md section 2.7).
+enum class LsiKind { Constant, StronglyConvex, Recursion, SquaredLoss, Function, ExactQuadratic, BoundedDomain };
 /// The configuration's names of lsi.kind.
-inline constexpr NameTable<LsiKind, 6> kLsiKindNames{{{LsiKind::Constant, "constant"},
+inline constexpr NameTable<LsiKind, 7> kLsiKindNames{{{LsiKind::Constant, "constant"},
                                                       {LsiKind::StronglyConvex, "strongly-convex"},
                                                       {LsiKind::Recursion, "recursion"},
                                                       {LsiKind::SquaredLoss, "squared-loss"},
                                                       {LsiKind::Function, "function"},
-                                                      {LsiKind::ExactQuadratic, "exact-quadratic"}}};
+                                                      {LsiKind::ExactQuadratic, "exact-quadratic"},
+                                                      {LsiKind::BoundedDomain, "bounded-domain"}}};
 
 struct LsiSpec {
   LsiKind kind = LsiKind::Constant;
-  double c = 0.0;                   ///< constant
-  double lambda = 0.0;              ///< strong convexity (0: convex), strongly-convex / recursion
+  double c = 0.0;  ///< constant
+  /// the loss's Hessian lower bound: strong convexity (0: convex) for strongly-convex / recursion;
+  /// bounded-domain also takes lambda = -m < 0, an m-weakly convex loss (default -beta: smooth only)
+  double lambda = 0.0;
   double beta = 0.0;                ///< smoothness
   std::optional<double> c0;         ///< recursion: LSI constant of the initial law (default point)
   std::optional<double> lipschitz;  ///< recursion: Lipschitz constant of the gradient map

@@ -24,6 +24,15 @@ void check_event_against_lsi(const ScheduledEvent& e, const RunSpec& spec) {
                     "must be <= the number of steps (" + std::to_string(spec.total_steps()) + ")");
   if (!spec.declares_lsi || spec.lsi.kind == LsiKind::Recursion) return;
   const std::string kind = lsi_kind_name(spec.lsi.kind);
+  if (spec.lsi.kind == LsiKind::BoundedDomain) {
+    // The recursion carries restarts and maps; the cap of each step assumes the law starts on the
+    // projection's set, which an expanding map would leave.
+    if (const auto* map = std::get_if<LipschitzMap>(&e.event); map && map->lipschitz > 1.0)
+      throw SpecError(e.origin + ".lipschitz", format_number(map->lipschitz),
+                      "must be <= 1 with lsi.kind = \"bounded-domain\": an expanding map moves the law off the set "
+                      "of diameter D on which the step's LSI bound rests (docs/math.md section 2.7)");
+    return;
+  }
   // A Langevin run has no recursion: the user's own c (constant, function) is the way out there.
   const std::string remedy = spec.algorithm.kind == AlgorithmKind::Langevin
                                  ? "; a Langevin run has no recursion: use lsi.kind = \"constant\" with a c you certify"
@@ -43,7 +52,8 @@ void check_event_against_lsi(const ScheduledEvent& e, const RunSpec& spec) {
                                                 kind + "\" does not account for: use lsi.kind = \"recursion\"" +
                                                 remedy);
                         },
-                        [](const GaussianRelease&) {}},  // a release leaves the law's LSI constant alone
+                        [](const GaussianRelease&) {},  // a release leaves the law's LSI constant alone
+                        [](const InverseLsiCap&) {}},   // made by program builders, never configured
              e.event);
 }
 

@@ -61,12 +61,15 @@ struct TrainingRun {
   double n = 0.0;               ///< dataset size
   std::int64_t batch_size = 0;  ///< b (b = n for full batch)
   BatchSampling sampling = BatchSampling::FullBatch;
-  std::int64_t steps = 0;          ///< gradient steps (iterations) in total; epochs = steps b / n
-  double eta = 0.0;                ///< step size
-  double sigma = 0.0;              ///< C21 noise: each step adds N(0, 2 eta sigma^2 I)
-  double sensitivity = 0.0;        ///< S_g: l2 bound on the difference of one record's gradient
-                                   ///< between neighbouring datasets (S_g <= 2L for L-Lipschitz losses)
-  double lambda = 0.0;             ///< strong convexity of the loss (0: convex only)
+  std::int64_t steps = 0;    ///< gradient steps (iterations) in total; epochs = steps b / n
+  double eta = 0.0;          ///< step size
+  double sigma = 0.0;        ///< C21 noise: each step adds N(0, 2 eta sigma^2 I)
+  double sensitivity = 0.0;  ///< S_g: l2 bound on the difference of one record's gradient
+                             ///< between neighbouring datasets (S_g <= 2L for L-Lipschitz losses)
+  double lambda = 0.0;       ///< strong convexity of the loss (0: convex only; < 0: weakly convex)
+  /// The loss is not declared convex: algorithm.loss = "nonconvex", or lambda < 0. Every analysis
+  /// that needs convexity refuses the run (convexity_refusal below).
+  bool nonconvex = false;
   double beta = 0.0;               ///< smoothness of the loss (0: unknown)
   std::optional<double> diameter;  ///< D, diameter of the constraint set (projected algorithms)
   /// Declared by the user: every per-record gradient has norm <= S_g / 2 (an L-Lipschitz loss with
@@ -102,6 +105,15 @@ struct TrainingRun {
     return static_cast<double>(batch_size);
   }
 };
+
+/// The reason an analysis whose proof needs a convex loss (`what`: e.g. "A&T's contraction") refuses
+/// a run that does not declare one; nullopt for a convex run.
+inline std::optional<std::string> convexity_refusal(const TrainingRun& run, const std::string& what) {
+  if (!run.nonconvex) return std::nullopt;
+  return "needs a convex loss (" + what + "); the run declares " +
+         (run.lambda < 0.0 ? std::string("a weakly convex one (lambda < 0)")
+                           : std::string("a non-convex one (algorithm.loss = \"nonconvex\")"));
+}
 
 /// A constant of the run that a configuration for accounting alone may leave out.
 enum class RunConstant { StepSize, Sensitivity, LsiModel, Smoothness };

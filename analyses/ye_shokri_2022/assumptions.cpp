@@ -32,6 +32,7 @@ std::optional<std::string> common_violation(const TrainingRun& run) {
   if (!(run.beta > 0.0) || !std::isfinite(run.beta))
     return "needs the smoothness beta > 0 (every step-size condition of Lemmas D.2/D.3 uses it); beta = " +
            fmt(run.beta) + (run.beta == 0.0 ? " (unknown)" : "");
+  if (auto why = convexity_refusal(run, "YS22's contraction, Lemmas D.2/D.3")) return why;
   if (!(run.lambda >= 0.0)) return "needs strong convexity lambda >= 0; lambda = " + fmt(run.lambda);
   if (run.lambda > run.beta)
     return "needs lambda <= beta (a lambda-strongly convex loss is at best lambda-smooth); lambda = " +

@@ -59,6 +59,17 @@ void parse_convexity_constants(const Section& s, LsiSpec& lsi, LossKind loss) {
   if (rec && s.has("c0")) lsi.c0 = positive(s, "c0");
 }
 
+/// [lsi] bounded-domain: the loss's smoothness beta (>= 0) and its Hessian's lower bound lambda
+/// (default -beta, smooth only; -m for an m-weakly convex loss; >= 0 for a convex one); c0 for the
+/// start. The diameter comes from [domain] (checked by models/privacy_model.cpp).
+void parse_bounded_domain(const Section& s, LsiSpec& lsi) {
+  s.allow_only({"kind", "lambda", "beta", "c0"});
+  if (!s.has("beta")) throw SpecError(s.key("beta"), "missing", "this key is required (the loss's smoothness)");
+  lsi.beta = s.number("beta");
+  lsi.lambda = s.has("lambda") ? s.number("lambda") : -lsi.beta;
+  if (s.has("c0")) lsi.c0 = positive(s, "c0");
+}
+
 }  // namespace
 
 void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm) {
@@ -69,6 +80,8 @@ void parse_lsi(const Section& s, LsiSpec& lsi, const AlgorithmSpec& algorithm) {
       return parse_convexity_constants(s, lsi, algorithm.loss);
     case LsiKind::Recursion:
       return parse_convexity_constants(s, lsi, algorithm.loss);
+    case LsiKind::BoundedDomain:
+      return parse_bounded_domain(s, lsi);
     case LsiKind::ExactQuadratic:
     case LsiKind::SquaredLoss:
       return s.allow_only({"kind"});

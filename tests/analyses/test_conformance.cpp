@@ -192,6 +192,9 @@ std::string describe(const RunSpec& s) {
     case LsiKind::SquaredLoss:
       os << " lsi=squared-loss";
       break;
+    case LsiKind::BoundedDomain:
+      os << " lsi=bounded-domain(lambda=" << num(l.lambda) << " beta=" << num(l.beta) << ")";
+      break;
     case LsiKind::Function:
       os << " lsi=function";
       break;
@@ -462,7 +465,9 @@ Run sgd(Rng& rng, BatchSampling sampling, bool users = false) {
     const auto [lambda, beta] = curvature(rng, 0.0);
     p.eta = uniform(rng, 0.02, 0.98) / beta;
     set_sigma_from_target(rng, s, 1e-2, 10.0);
-    s.lsi = LsiSpec::strongly_convex(lambda, beta);
+    // Poisson batches' losses are not strongly convex (an empty batch): the recursion there.
+    s.lsi =
+        sampling == BatchSampling::Poisson ? LsiSpec::recursion(lambda, beta) : LsiSpec::strongly_convex(lambda, beta);
   } else {
     p.eta = log_uniform(rng, 0.005, 0.5);
     set_sigma_from_target(rng, s, 1e-2, 10.0);
