@@ -38,7 +38,9 @@ AnalysisResult liang_thm3_4(const TrainingRun& run) {
         batch_sampling_name(run.sampling));
   if (run.adjacency != Adjacency::Replace)
     return refuse("the transcription's sensitivity 2C/b is replace-one's; the run is " + adjacency_name(run.adjacency));
-  if (!(run.beta >= 0.0) || !std::isfinite(run.beta)) return refuse("needs the smoothness L = beta >= 0");
+  if (!(run.beta > 0.0) || !std::isfinite(run.beta))
+    return refuse("needs the loss's smoothness L = beta > 0 ([lsi] beta); beta = " + format_number(run.beta) +
+                  (run.beta == 0.0 ? " (unknown)" : ""));
   const double sigma_dp = noise_units::liang_sigma_dp_from_c21(run.sigma, run.eta);
   const double clip = run.sensitivity / 2.0;  // replace-one: S_g = 2C
   const double b = run.normaliser();

@@ -328,6 +328,32 @@ Run gd_recursion(Rng& rng) {
   return {"gd/recursion", config_of(s), std::nullopt};
 }
 
+/// A non-convex run projected on a set of diameter D (docs/math.md section 2.7): full batch or noisy
+/// SGD, a smooth or weakly convex loss (lsi.kind = "bounded-domain"), the noise from near the set's
+/// size (the mixture LSI matters) to far below it (the recursion alone).
+Run nonconvex(Rng& rng) {
+  RunSpec s = gd_base(rng, 400);
+  const int scheme = static_cast<int>(integer(rng, 0, 3));
+  const BatchSampling sampling[] = {BatchSampling::FullBatch, BatchSampling::Partition, BatchSampling::Shuffle,
+                                    BatchSampling::PerStep};
+  if (scheme > 0) {
+    s.algorithm.kind = AlgorithmKind::NoisySgd;
+    s.algorithm.sampling = sampling[scheme];
+    s.algorithm.batch_size = integer(rng, 1, 20);
+    s.algorithm.n = static_cast<double>(s.algorithm.batch_size * integer(rng, 2, 10));
+  }
+  s.algorithm.loss = LossKind::NonConvex;
+  const double beta = log_uniform(rng, 0.1, 5.0);
+  auto& p = s.algorithm.phases.front();
+  p.eta = uniform(rng, 0.02, 0.5) / beta;
+  p.sigma = log_uniform(rng, 0.05, 3.0);
+  s.lsi = LsiSpec::recursion(coin(rng, 0.5) ? -beta : -beta * uniform(rng, 0.05, 1.0), beta);
+  s.lsi.kind = LsiKind::BoundedDomain;
+  s.diameter = std::sqrt(2.0 * p.eta) * p.sigma * log_uniform(rng, 0.2, 10.0);
+  s.gradients_norm_bounded = coin(rng, 0.5);
+  return {"nonconvex/" + batch_sampling_name(s.algorithm.sampling), config_of(s), std::nullopt};
+}
+
 /// The exact problem of a run with the quadratic loss (H from the run), starting from a shared
 /// Gaussian of covariance initial_variance I (0: a point).
 quadratic::QuadraticProblem exact_problem(const RunSpec& s, double initial_variance) {
@@ -570,6 +596,7 @@ const std::vector<Run>& all_runs() {
         {13000, 25, [](Rng& r, int) { return sgd(r, BatchSampling::Poisson, /*users=*/true); }},
         {10000, 25, [](Rng& r, int i) { return outside_papers(r, i); }},
         {11000, 50, [](Rng& r, int) { return langevin(r); }},
+        {14000, 40, [](Rng& r, int) { return nonconvex(r); }},
     };
     std::vector<Run> out;
     for (const auto& f : families)
