@@ -33,10 +33,10 @@ std::string quadratic_exact_problem(const RunSpec& given) {
 }
 
 double quadratic_exact_mu(const RunSpec& spec, std::int64_t steps) {
+  // w = sup R_alpha / alpha = mu^2 / 2, per eigenvalue of H (the start is a point or s^2 I): the
+  // matrix recursion's covariance loses its small eigenvalues to cancellation on wide starts.
   const quadratic::QuadraticProblem problem = quadratic_problem_of(as_quadratic(spec));
-  quadratic::StepLawWalk walk(problem);
-  // w = sup R_alpha / alpha = mu^2 / 2.
-  return std::sqrt(2.0 * quadratic::worst_case_rdp_slope(walk.at(steps), problem.sensitivity));
+  return std::sqrt(2.0 * quadratic::isotropic_worst_case_rdp_slope(problem, steps));
 }
 
 AnalysisResult quadratic_exact_profile(const RunSpec& spec, const TrainingRun& run) {

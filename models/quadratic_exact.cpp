@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/known_constants.hpp"
+
 namespace rdpdyn::quadratic {
 namespace {
 
@@ -187,6 +189,56 @@ VectorXd worst_case_direction(const GaussianPair& laws) {
   const auto svd = whitened_svd(laws, singular);
   if (singular) fail("covariance", "is singular on the mean difference: the divergence is infinite");
   return svd.matrixV().col(0);
+}
+
+namespace {
+
+/// 1 - a^k for a = 1 - x, x > 0 (x = eta h; or x = 1 - a^2 < 1 of either sign), k >= 0, without
+/// cancellation.
+double one_minus_power(double x, std::int64_t k) {
+  if (k == 0) return 0.0;
+  const double kd = static_cast<double>(k);
+  if (x < 1.0) return -std::expm1(kd * std::log1p(-x));  // 0 < a < 1
+  if (x == 1.0) return 1.0;                              // a = 0
+  const double log_abs = std::log1p(x - 2.0);            // ln |a|, a in [-1, 0)
+  return k % 2 == 1 ? 1.0 + std::exp(kd * log_abs) : -std::expm1(kd * log_abs);
+}
+
+/// q(h)^2 / V(h) of the doc comment of isotropic_worst_case_rdp_slope.
+double mean_gap_over_variance(double h, double eta, double n, double noise_variance, double start_variance,
+                              std::int64_t k) {
+  if (!(h > 0.0)) return 0.0;
+  const double x = eta * h;
+  const double q = one_minus_power(x, k) / (n * h);
+  const double one_minus_a2 = x * (2.0 - x);                                           // 1 - a^2, in [0, 1]
+  const double power2 = std::exp(static_cast<double>(k) * std::log1p(-one_minus_a2));  // a^{2K}
+  // (1 - a^{2K}) / (1 - a^2) > 0 for |a| != 1 on either side of 1 (eta h > 2 expands).
+  const double noise = one_minus_a2 != 0.0 ? noise_variance * one_minus_power(one_minus_a2, k) / one_minus_a2
+                                           : noise_variance * static_cast<double>(k);  // |a| = 1
+  const double V = power2 * start_variance + noise;
+  return V > 0.0 ? q * q / V : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+double isotropic_worst_case_rdp_slope(const QuadraticProblem& p, std::int64_t steps) {
+  validate(p);
+  const Eigen::Index d = p.dimension();
+  double start_variance = 0.0;
+  if (p.initial_covariance.size() != 0) {
+    start_variance = p.initial_covariance(0, 0);
+    if (!p.initial_covariance.isApprox(start_variance * MatrixXd::Identity(d, d), 0.0))
+      throw std::invalid_argument("isotropic_worst_case_rdp_slope: the initial covariance is not s^2 I");
+  }
+  if (steps == 0) return 0.0;
+  const SpectrumEnclosure spectrum = enclose_symmetric_spectrum(symmetrised(p.hessian));
+  const double noise_variance = 2.0 * p.eta * p.sigma * p.sigma;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < spectrum.eigenvalues.size(); ++i)
+    for (double h : {spectrum.eigenvalues[i] - spectrum.radius[i], spectrum.eigenvalues[i],
+                     spectrum.eigenvalues[i] + spectrum.radius[i]})
+      worst = std::max(worst, mean_gap_over_variance(h, p.eta, p.n, noise_variance, start_variance, steps));
+  return p.sensitivity * p.sensitivity * worst / 2.0;
 }
 
 std::vector<double> exact_rdp_slopes(const QuadraticProblem& p, const VectorXd& delta, std::int64_t steps) {

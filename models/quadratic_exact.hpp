@@ -112,6 +112,17 @@ double rdp_slope(const GaussianPair& laws, const Eigen::VectorXd& gradient_diffe
 /// quotient, by Cholesky whitening and an SVD).
 double worst_case_rdp_slope(const GaussianPair& laws, double sensitivity);
 
+/// worst_case_rdp_slope after `steps` steps for a point start or an isotropic one (Sigma_0 = s^2 I, the
+/// configuration's quadratic.initial_std), without forming Sigma: M and Sigma are then polynomials in
+/// H, so in its eigenbasis sup |v| <= S_g of m^T Sigma^{-1} m / 2 is S_g^2 max_h q(h)^2 / (2 V(h)) with
+///   q = (1 - a^K) / (n h),   V = a^{2K} s^2 + 2 eta sigma^2 (1 - a^{2K}) / (eta h (2 - eta h)),  a = 1 - eta h,
+/// each a sum of terms of one sign (1 - a^K by expm1). The matrix recursion's Sigma loses its small
+/// eigenvalues to cancellation when the start is wide and H not diagonal (relative errors of
+/// 1e-10, either sign); here every eigenvalue h of H is taken at its computed value and at the ends of
+/// its residual enclosure (known_constants.hpp), the largest kept. Throws std::invalid_argument for
+/// another initial covariance.
+double isotropic_worst_case_rdp_slope(const QuadraticProblem& problem, std::int64_t steps);
+
 /// A unit gradient difference v attaining worst_case_rdp_slope (the record difference is
 /// x - x' = S_g H^{-1} v).
 Eigen::VectorXd worst_case_direction(const GaussianPair& laws);
