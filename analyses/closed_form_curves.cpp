@@ -49,9 +49,10 @@ struct ClosedFormRows::State {
   // walked from record to record; the problem is validated at the first record.
   bool quadratic = false;
   quadratic::QuadraticProblem problem;
-  std::optional<Eigen::VectorXd> pair_delta;  ///< x - x' of the configured pair
-  Eigen::VectorXd pair_gradient;              ///< v = H (x - x')
-  std::optional<quadratic::StepLawWalk> walk;
+  std::optional<Eigen::VectorXd> pair_delta;           ///< x - x' of the configured pair
+  Eigen::VectorXd pair_gradient;                       ///< v = H (x - x')
+  std::optional<quadratic::StepLawWalk> walk;          ///< the laws, for the configured pair
+  std::optional<quadratic::IsotropicWorstCase> worst;  ///< the worst pair, without cancellation
 };
 
 ClosedFormRows::ClosedFormRows(const RunSpec& spec) : state_(std::make_unique<State>()) {
@@ -111,6 +112,7 @@ const std::vector<std::vector<double>>& ClosedFormRows::evaluate(std::int64_t st
   if (!s.quadratic) return s.rows;
   if (!s.walk) {
     s.walk.emplace(s.problem);
+    s.worst.emplace(s.problem);
     if (s.pair_delta) {
       if (s.pair_delta->size() != s.problem.dimension())
         throw std::invalid_argument("quadratic model: pair must have dimension " +
@@ -118,13 +120,12 @@ const std::vector<std::vector<double>>& ClosedFormRows::evaluate(std::int64_t st
       s.pair_gradient = s.problem.hessian * *s.pair_delta;
     }
   }
-  const quadratic::GaussianPair& laws = s.walk->at(step);
   auto fill = [&](double slope) {  // R_alpha = alpha w: every quadratic divergence is linear in alpha
     std::vector<double>& row = s.rows[i++];
     for (std::size_t j = 0; j < s.orders.size(); ++j) row[j] = s.orders[j] * slope;
   };
-  fill(quadratic::worst_case_rdp_slope(laws, s.problem.sensitivity));
-  if (s.pair_delta) fill(quadratic::rdp_slope(laws, s.pair_gradient));
+  fill(s.worst->rdp_slope(step));
+  if (s.pair_delta) fill(quadratic::rdp_slope(s.walk->at(step), s.pair_gradient));
   return s.rows;
 }
 

@@ -217,8 +217,8 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
   }
   if (!c.best_name.empty()) c.amplification_warning = unamplified_sampling_warning(run, amplified);
   if (quadratic_exact_applies(spec) && spec.records_per_user == 1) {  // the record-level floor
-    const std::vector<double> slopes = quadratic::worst_case_rdp_slopes(quadratic_problem_of(spec), run.steps);
-    for (double alpha : c.orders) c.exact_R.push_back(alpha * slopes.back());
+    const double slope = quadratic::isotropic_worst_case_rdp_slope(quadratic_problem_of(spec), run.steps);
+    for (double alpha : c.orders) c.exact_R.push_back(alpha * slope);
   }
   return c;
 }

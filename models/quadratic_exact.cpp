@@ -221,24 +221,32 @@ double mean_gap_over_variance(double h, double eta, double n, double noise_varia
 
 }  // namespace
 
-double isotropic_worst_case_rdp_slope(const QuadraticProblem& p, std::int64_t steps) {
+IsotropicWorstCase::IsotropicWorstCase(const QuadraticProblem& p) : problem_(p) {
   validate(p);
   const Eigen::Index d = p.dimension();
-  double start_variance = 0.0;
   if (p.initial_covariance.size() != 0) {
-    start_variance = p.initial_covariance(0, 0);
-    if (!p.initial_covariance.isApprox(start_variance * MatrixXd::Identity(d, d), 0.0))
+    start_variance_ = p.initial_covariance(0, 0);
+    if (!p.initial_covariance.isApprox(start_variance_ * MatrixXd::Identity(d, d), 0.0))
       throw std::invalid_argument("isotropic_worst_case_rdp_slope: the initial covariance is not s^2 I");
   }
-  if (steps == 0) return 0.0;
   const SpectrumEnclosure spectrum = enclose_symmetric_spectrum(symmetrised(p.hessian));
+  eigenvalues_ = spectrum.eigenvalues;
+  radius_ = spectrum.radius;
+}
+
+double IsotropicWorstCase::rdp_slope(std::int64_t steps) const {
+  if (steps == 0) return 0.0;
+  const QuadraticProblem& p = problem_;
   const double noise_variance = 2.0 * p.eta * p.sigma * p.sigma;
   double worst = 0.0;
-  for (std::size_t i = 0; i < spectrum.eigenvalues.size(); ++i)
-    for (double h : {spectrum.eigenvalues[i] - spectrum.radius[i], spectrum.eigenvalues[i],
-                     spectrum.eigenvalues[i] + spectrum.radius[i]})
-      worst = std::max(worst, mean_gap_over_variance(h, p.eta, p.n, noise_variance, start_variance, steps));
+  for (std::size_t i = 0; i < eigenvalues_.size(); ++i)
+    for (double h : {eigenvalues_[i] - radius_[i], eigenvalues_[i], eigenvalues_[i] + radius_[i]})
+      worst = std::max(worst, mean_gap_over_variance(h, p.eta, p.n, noise_variance, start_variance_, steps));
   return p.sensitivity * p.sensitivity * worst / 2.0;
+}
+
+double isotropic_worst_case_rdp_slope(const QuadraticProblem& p, std::int64_t steps) {
+  return IsotropicWorstCase(p).rdp_slope(steps);
 }
 
 std::vector<double> exact_rdp_slopes(const QuadraticProblem& p, const VectorXd& delta, std::int64_t steps) {

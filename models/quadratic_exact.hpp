@@ -123,6 +123,19 @@ double worst_case_rdp_slope(const GaussianPair& laws, double sensitivity);
 /// another initial covariance.
 double isotropic_worst_case_rdp_slope(const QuadraticProblem& problem, std::int64_t steps);
 
+/// The same at many step counts: H's spectrum enclosed once (solve's rows, compare's floor).
+class IsotropicWorstCase {
+ public:
+  /// Throws std::invalid_argument as validate(), or for an initial covariance other than s^2 I.
+  explicit IsotropicWorstCase(const QuadraticProblem& problem);
+  double rdp_slope(std::int64_t steps) const;
+
+ private:
+  QuadraticProblem problem_;
+  double start_variance_ = 0.0;
+  std::vector<double> eigenvalues_, radius_;
+};
+
 /// A unit gradient difference v attaining worst_case_rdp_slope (the record difference is
 /// x - x' = S_g H^{-1} v).
 Eigen::VectorXd worst_case_direction(const GaussianPair& laws);

@@ -404,8 +404,11 @@ std::vector<ClosedFormCurves> whole_array_closed_forms(const RunSpec& spec, cons
         for (const double alpha : sol.orders) R.push_back(alpha * slopes[static_cast<std::size_t>(K)]);
       return R;
     };
-    out.push_back(
-        {"quadratic-exact", "", "exact", on_grid(quadratic::worst_case_rdp_slopes(problem, sol.steps.back()))});
+    // The worst pair per eigenvalue of H (no cancellation on wide starts; docs/analyses.md, "exact").
+    const quadratic::IsotropicWorstCase worst(problem);
+    std::vector<double> worst_slopes;
+    for (std::int64_t k = 0; k <= sol.steps.back(); ++k) worst_slopes.push_back(worst.rdp_slope(k));
+    out.push_back({"quadratic-exact", "", "exact", on_grid(worst_slopes)});
     const Eigen::VectorXd delta = Eigen::Map<const Eigen::VectorXd>(spec.quadratic->pair->data(), 3);
     out.push_back(
         {"quadratic-exact-pair", "", "exact", on_grid(quadratic::exact_rdp_slopes(problem, delta, sol.steps.back()))});
