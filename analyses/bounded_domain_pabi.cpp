@@ -51,13 +51,33 @@ double minimal_absorption_cost(double start_shift, std::span<const double> delta
     }
     hull.push_back(j);
   }
-  double cost = 0.0;
+  // The hull's absorptions: on a segment of slope theta (in c per unit tau), c_j = theta / w_j, so
+  // a_j = L^{j+1} c_j = theta / L^{j+1}. Over long windows with L > 1 the scaled sums lose the late
+  // releases to rounding (below an ulp of z_0), so the hull only proposes; the cost is that of the
+  // proposal made feasible and carried forward with every operation rounded up (docs/analyses.md,
+  // "pabi-bounded-domain"): any feasible absorption bounds the divergence.
+  std::vector<double> proposed(k, 0.0);
   for (std::size_t i = 1; i < hull.size(); ++i) {
     const double du = ceiling[hull[i]] - ceiling[hull[i - 1]];
     const double dt = tau[hull[i]] - tau[hull[i - 1]];
-    if (du == 0.0) continue;
-    if (!(dt > 0.0)) return kInf;
-    cost += du * du / dt;
+    const double theta = dt > 0.0 ? du / dt : 0.0;
+    for (std::size_t j = hull[i - 1]; j < hull[i]; ++j)
+      proposed[j] = theta * std::exp(-static_cast<double>(j + 1) * log_l);
+  }
+  return feasible_absorption_cost(start_shift, deltas, lipschitz, proposed);
+}
+
+double feasible_absorption_cost(double start_shift, std::span<const double> deltas, double lipschitz,
+                                std::span<const double> proposed) {
+  auto up = [](double x) { return std::nextafter(x, kInf); };
+  double z = start_shift, cost = 0.0;
+  for (std::size_t j = 0; j < deltas.size(); ++j) {
+    const double available = up(up(lipschitz * z) + deltas[j]);  // at least L z + delta_j
+    const double wanted = std::isfinite(proposed[j]) ? std::max(proposed[j], 0.0) : 0.0;
+    // The last step absorbs what is left (z_k = 0); none absorbs more than there is.
+    const double a = j + 1 == deltas.size() ? available : std::min(wanted, available);
+    z = a == available ? 0.0 : up(available - a);
+    cost = up(cost + up(a * a));
   }
   return cost;
 }

@@ -22,8 +22,17 @@ namespace bounded_domain_pabi {
 /// start_shift, z_k = 0 (k = deltas.size()): the least total squared shift the noise must absorb.
 /// Scaled by L^{j+1} the shifts' prefix sums must stay under a nondecreasing ceiling, and the
 /// optimum is the lower convex hull of the ceiling's points (the taut string; docs/analyses.md).
-/// Returns +infinity when the scaling leaves the double range (L^{2k} beyond 1e300 or below 1e-300).
+/// The hull proposes the absorptions; the returned cost is that of the proposal made feasible by
+/// feasible_absorption_cost (so it is at or above the optimum, equal to it up to rounding where the
+/// scaled sums keep their precision). Returns +infinity when the scaling leaves the double range
+/// (L^{2k} beyond e^690 or below e^-690).
 double minimal_absorption_cost(double start_shift, std::span<const double> deltas, double lipschitz);
+
+/// sum_j a_j^2 for the absorptions a_j = min(proposed_j, available_j) (the last step: all that is
+/// available, so z_k = 0), available_j = L z_j + delta_j, z_{j+1} = available_j - a_j, every
+/// operation rounded up: a feasible absorption's cost, an upper bound of the optimum.
+double feasible_absorption_cost(double start_shift, std::span<const double> deltas, double lipschitz,
+                                std::span<const double> proposed);
 
 }  // namespace bounded_domain_pabi
 

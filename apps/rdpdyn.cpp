@@ -216,9 +216,21 @@ int run_compare(const rdpdyn::RunConfig& config, const std::string& output, bool
   return 0;
 }
 
-int run_calibrate(const std::string& config_path, const rdpdyn::CalibrationRequest& request, bool json,
-                  rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
+/// `calibrate --for`: as given, else the noise key the configuration uses (noise_multiplier for a
+/// DP-SGD run configured by its multiplier, sigma otherwise).
+rdpdyn::CalibrationTarget calibration_target(const std::string& given, const rdpdyn::RunConfig& config) {
+  if (given == "steps") return rdpdyn::CalibrationTarget::Steps;
+  if (given == "noise_multiplier") return rdpdyn::CalibrationTarget::NoiseMultiplier;
+  if (given == "sigma") return rdpdyn::CalibrationTarget::Sigma;
+  const auto& a = config.spec.algorithm;
+  const bool by_multiplier = a.noise_multiplier && !(!a.phases.empty() && a.phases.front().sigma > 0.0);
+  return by_multiplier ? rdpdyn::CalibrationTarget::NoiseMultiplier : rdpdyn::CalibrationTarget::Sigma;
+}
+
+int run_calibrate(const std::string& config_path, rdpdyn::CalibrationRequest request, const std::string& target,
+                  bool json, rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
+  request.target = calibration_target(target, config);
   const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, engines_for(config, petsc));
   const int rank = petsc.rank();
   if (rank != 0) return 0;
@@ -296,8 +308,9 @@ int run_validate(int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"rdpdyn: Renyi privacy dynamics of noisy gradient descent (C21 PDI solver)"};
-  app.set_help_flag("--help", "Print this help and exit");
+  CLI::App app{"rdpdyn: Renyi privacy dynamics of noisy gradient descent (C21 PDI solver)", "rdpdyn"};
+  app.set_help_flag("-h,--help", "Print this help and exit");
+  app.option_defaults()->always_capture_default();  // help shows each option's default
   app.set_version_flag("--version", std::string("rdpdyn ") + rdpdyn::kVersion);
   app.require_subcommand(1);
   app.footer(kFooter);
@@ -316,7 +329,8 @@ int main(int argc, char** argv) {
         ->add_option("--set", sets,
                      "Override a key of the configuration, KEY=VALUE (repeatable), e.g. "
                      "--set algorithm.sigma=0.1 (docs/config.md)")
-        ->allow_extra_args(false);
+        ->allow_extra_args(false)
+        ->default_str("");
   };
   add_set(solve);
   std::string compare_config, compare_output, from_opacus, from_dp_event;
@@ -333,17 +347,19 @@ int main(int argc, char** argv) {
   compare->add_flag("--quiet", quiet, "No progress line on stderr");
   compare->footer(kFooter);
   add_set(compare);
-  std::string calibrate_config, calibrate_for = "sigma";
+  std::string calibrate_config, calibrate_for;
   rdpdyn::CalibrationRequest calibration;
   bool calibrate_json = false;
   auto* calibrate =
       app.add_subcommand("calibrate", "Smallest noise (or largest number of steps) meeting a target (epsilon, delta)");
   calibrate->add_option("config", calibrate_config, "Configuration file (TOML)")->required();
-  calibrate->add_option("--epsilon", calibration.epsilon, "Target epsilon")->required();
-  calibrate->add_option("--delta", calibration.delta, "Target delta")->required();
+  // Required: no default to show.
+  calibrate->add_option("--epsilon", calibration.epsilon, "Target epsilon")->required()->default_str("");
+  calibrate->add_option("--delta", calibration.delta, "Target delta")->required()->default_str("");
   calibrate
       ->add_option("--for", calibrate_for,
-                   "What to calibrate: sigma (C21 units), noise_multiplier (DP-SGD, noisy-sgd) or steps")
+                   "What to calibrate: sigma (C21 units), noise_multiplier (DP-SGD, noisy-sgd) or steps "
+                   "(default: the noise key the configuration uses)")
       ->check(CLI::IsMember({"sigma", "noise_multiplier", "steps"}));
   calibrate->add_option("--analysis", calibration.analysis,
                         "Which bound must meet the target: best (default) or an analysis name of compare");
@@ -401,12 +417,27 @@ int main(int argc, char** argv) {
     }
     own.emplace_back(argv[i]);
   }
+  // `rdpdyn`, `rdpdyn help` and `rdpdyn help COMMAND` print the help (of the command), exit 0.
+  if (own.empty() || own.front() == "help") {
+    const CLI::App* about = &app;
+    if (own.size() >= 2) {
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        if (sub->get_name() == own[1]) about = sub;
+      if (about == &app) {
+        std::fprintf(stderr, "rdpdyn: error: 'help %s': no such command\n", own[1].c_str());
+        std::fputs(near_misses(app, {own[1]}).c_str(), stderr);
+        return kExitBadInput;
+      }
+    }
+    std::cout << (about == &app ? app.help() : about->help("rdpdyn"));
+    return 0;
+  }
   try {
     std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 takes them last first
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    if (code == 0) return 0;  // --help, --version
+    if (code == 0) return 0;  // -h, --help, --version
     std::fputs(near_misses(app, own).c_str(), stderr);
     return kExitBadInput;
   }
@@ -440,12 +471,9 @@ int main(int argc, char** argv) {
                          quiet, petsc);
     else if (*export_dp_event)
       code = run_export_dp_event(export_config, sets);
-    else if (*calibrate) {
-      calibration.target = calibrate_for == "steps"              ? rdpdyn::CalibrationTarget::Steps
-                           : calibrate_for == "noise_multiplier" ? rdpdyn::CalibrationTarget::NoiseMultiplier
-                                                                 : rdpdyn::CalibrationTarget::Sigma;
-      code = run_calibrate(calibrate_config, calibration, calibrate_json, petsc, sets);
-    } else if (!convergence_config.empty())
+    else if (*calibrate)
+      code = run_calibrate(calibrate_config, calibration, calibrate_for, calibrate_json, petsc, sets);
+    else if (!convergence_config.empty())
       code = run_convergence(convergence_config, grids, petsc);
     else
       code = run_validate(petsc.rank());

@@ -215,10 +215,11 @@ void check_declared_constants(const RunSpec& spec) {
   const std::optional<KnownDynamics> known = known_dynamics(spec);
   if (!known) return;  // a generic loss: only the user can vouch (constant_provenance says so)
   const LsiSpec& lsi = spec.lsi;
-  const bool smooth = lsi.kind == LsiKind::StronglyConvex || (lsi.kind == LsiKind::Recursion && !lsi.lipschitz);
+  const bool smooth = lsi.kind == LsiKind::StronglyConvex || lsi.kind == LsiKind::BoundedDomain ||
+                      (lsi.kind == LsiKind::Recursion && !lsi.lipschitz);
   if (smooth) check_strong_convexity(lsi, *known);
   if (lsi.kind == LsiKind::Recursion && lsi.lipschitz) check_lipschitz(spec, *known);
-  if (lsi.kind == LsiKind::Recursion && lsi.c0 && known->initial_std) {
+  if ((lsi.kind == LsiKind::Recursion || lsi.kind == LsiKind::BoundedDomain) && lsi.c0 && known->initial_std) {
     // C21 Def. 3.2 convention: N(0, s^2 I) is 1/s^2-LSI (and a shift does not change it).
     const double s = *known->initial_std;
     const double exact = 1.0 / (s * s);

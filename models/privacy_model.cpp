@@ -65,9 +65,11 @@ double step_map_lipschitz(const RunSpec& spec, double eta) {
 /// A bound on the norm of every update's gradient when per-record norms are declared <= S_g/2
 /// ([domain] lipschitz_loss): S_g/2 for the full batch and fixed-size batches, S_g/(2q) for Poisson
 /// batches (at most n records over q n).
-std::optional<double> update_gradient_bound(const RunSpec& spec, const Phase& phase) {
+std::optional<double> update_gradient_bound(const RunSpec& spec) {
+  // The run's S_g: [domain] lipschitz_loss bounds every record's gradient by algorithm.sensitivity / 2,
+  // whatever a phase's own sensitivity says about the differing record.
   if (!spec.gradients_norm_bounded) return std::nullopt;
-  const double per_record = phase.sensitivity.value_or(spec.algorithm.sensitivity) / 2.0;
+  const double per_record = spec.algorithm.sensitivity / 2.0;
   return spec.algorithm.sampling == BatchSampling::Poisson ? per_record / spec.algorithm.sampling_rate : per_record;
 }
 
@@ -143,6 +145,15 @@ void check_model_assumptions(const RunSpec& spec) {
                       "must be < 0 with algorithm.loss = \"nonconvex\" (lambda bounds the Hessian from below: -m for "
                       "an m-weakly convex loss; omit it with lsi.kind = \"bounded-domain\" for a smooth loss)");
   }
+  // A point start (recursion or bounded-domain without c0 or a stated law) has c = +infinity, and the
+  // PDI forgets everything before it; two point masses are 0 or +infinity apart, so a declared finite
+  // R_0 > 0 would be dropped.
+  if ((lsi.kind == LsiKind::Recursion || lsi.kind == LsiKind::BoundedDomain) && !lsi.c0 &&
+      !stated_initial_variance(spec) && !std::holds_alternative<ZeroCurve>(spec.initial))
+    throw SpecError("initial", "\"" + initial_curve_kind(spec.initial) + "\"",
+                    "declares a divergence between the two starts, but lsi.kind = \"" + lsi_kind_name(lsi.kind) +
+                        "\" without lsi.c0 starts both runs at one point (c = +infinity, where the PDI forgets "
+                        "the start); give lsi.c0, the LSI constant of the initial laws");
   switch (lsi.kind) {
     case LsiKind::StronglyConvex:
       check_smoothness(lsi, LambdaRange::StronglyConvex);
@@ -255,10 +266,18 @@ PrivacyProgram build_noisy_gd_program(const RunSpec& spec) {
         const double L = step_map_lipschitz(spec, phase.eta);
         step.before.push_back(LipschitzMap{L});
         step.diffusion.lsi = GaussianConvolutionLsi{};
-        const double Dg =
-            bounded_domain::mapped_diameter(*spec.diameter, L, phase.eta, update_gradient_bound(spec, phase));
+        const double Dg = bounded_domain::mapped_diameter(*spec.diameter, L, phase.eta, update_gradient_bound(spec));
         step.after.push_back(
             InverseLsiCap{bounded_domain::mixture_inverse_lsi(Dg, 2.0 * phase.eta * phase.sigma * phase.sigma)});
+        // The cap needs the step's start law on the set: theta_0 is a point of C, but a declared
+        // c0-LSI or Gaussian start need not lie in C, so the run's first step goes uncapped.
+        if (&phase == &a.phases.front() && program.initial_inverse_lsi != kPointMassInverseLsi) {
+          ProgramStep first = step;
+          first.after.pop_back();
+          program.append(std::move(first), 1);
+          program.append(std::move(step), phase.steps - 1);
+          continue;
+        }
         break;
       }
       case LsiKind::SquaredLoss:

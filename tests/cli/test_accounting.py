@@ -142,6 +142,11 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True, timeout=600)
     check("calibrate --for sigma: exit 2 with the reason", r.returncode == 2 and "accounting alone" in r.stderr,
           (r.returncode, r.stderr))
+    # Without --for: the noise key the configuration uses (noise_multiplier here; sigma used to be taken, exit 2).
+    r = subprocess.run([RDPDYN, "calibrate", EXAMPLE, "--epsilon", "2", "--delta", "1e-5", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    check("calibrate without --for on a multiplier run: calibrates noise_multiplier",
+          r.returncode == 0 and json.loads(r.stdout).get("target") == "noise_multiplier", (r.returncode, r.stderr))
 
 # The same run exported as a DpEvent and read back, and as an opacus history: the epsilons of the file.
 with tempfile.TemporaryDirectory() as tmp:

@@ -194,3 +194,25 @@ TEST_CASE("Liang et al.'s Figure 1 curves through compare", "[nonconvex][publish
       if (steps == 200 && sampling == "shuffle") CHECK(c.at("pabi-bounded-domain").result.R[0] >= value);
     }
 }
+
+TEST_CASE("pabi-bounded-domain on long windows with an expanding map stays above the exact divergence",
+          "[nonconvex][soundness]") {
+  // A review's counterexample (the hull's scaled sums dropped the late releases: 3 at alpha = 2). The
+  // loss 50 theta^2 + g theta (Hessian 100 = beta, within lambda = -beta) has the gradient map 0 at
+  // eta = 0.01, so the last iterate is Pi_[-D/2, D/2](-eta g + N(0, s^2)), s^2 = 2 eta sigma^2 = 1e-6,
+  // g in {0, 1} (b = 1, S_g = 1, the record in the last step's batch): R = 56.065081 at alpha = 2,
+  // 56.836321 at 4, 57.060288 at 8 (mpmath, 50 digits, quadrature of the density plus the two atoms).
+  const auto c = compare_text(
+      "[orders]\nvalues = [2.0, 4.0, 8.0]\n[algorithm]\nkind = \"noisy-sgd\"\nloss = \"nonconvex\"\nsampling = "
+      "\"partition\"\nn = 64\nbatch_size = 1\nsteps = 200\neta = 0.01\nsigma = 0.0070710678118654755\nsensitivity = "
+      "1.0\n[lsi]\nkind = \"bounded-domain\"\nbeta = 100.0\n[domain]\ndiameter = 0.001\n");
+  const double exact[] = {56.065081, 56.836321, 57.060288};
+  for (const char* name : {"pabi-bounded-domain", "pdi"}) {
+    const ComparisonEntry& e = c.at(name);
+    REQUIRE(e.result.applies);
+    for (std::size_t i = 0; i < 3; ++i) {
+      CAPTURE(name, i, e.result.R[i]);
+      CHECK(e.result.R[i] >= exact[i]);
+    }
+  }
+}
