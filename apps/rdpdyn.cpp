@@ -74,6 +74,14 @@ void print_summary(const rdpdyn::RunReport& report) {
     for (const auto& cf : report.closed_forms) std::printf(" %16.9g", cf.R[last * s.orders.size() + j]);
     std::printf("\n");
   }
+  // [report] delta / epsilon: the numbers asked for, beside the table (as the JSON carries them).
+  const auto& extra = report.extra_attributes;
+  if (const auto it = extra.find("epsilon"); it != extra.end())
+    std::printf("epsilon = %.6g at delta = %s (order %.4g, %s conversion)\n", std::stod(it->second),
+                extra.at("delta").c_str(), std::stod(extra.at("best_order")),
+                extra.count("conversion") ? extra.at("conversion").c_str() : "RDP");
+  if (const auto it = extra.find("delta_at_epsilon"); it != extra.end())
+    std::printf("delta = %.6g at epsilon = %s\n", std::stod(it->second), extra.at("report_epsilon").c_str());
   if (const auto it = report.extra_attributes.find("fd_max_relative_gap"); it != report.extra_attributes.end())
     std::printf(
         "R is certified along characteristics; the finite-difference value differs by at most "
@@ -128,7 +136,7 @@ rdpdyn::MemoryEstimate run_memory(const rdpdyn::RunConfig& config, rdpdyn::RunCo
   return rdpdyn::estimate_run_memory(config, rdpdyn::configured_engine(config, engines), command);
 }
 
-int run_solve(const std::string& config_path, const std::string& output, bool json, bool quiet,
+int run_solve(const std::string& config_path, const std::string& output, bool json, bool quiet, bool table,
               rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
   check_output_directory(output);
@@ -150,7 +158,9 @@ int run_solve(const std::string& config_path, const std::string& output, bool js
   line.finish();
   if (rank != 0) return 0;  // one writer
   if (json) std::cout << rdpdyn::report_to_json(report) << std::endl;
-  if (!json) print_summary(report);
+  // With -o the file holds the records; the table is printed only when asked (--table).
+  if (!json && (output.empty() || table)) print_summary(report);
+  if (!json && !output.empty() && !table) std::printf("rdpdyn solve: %s (the table: --table)\n", output.c_str());
   return 0;
 }
 
@@ -317,11 +327,13 @@ int main(int argc, char** argv) {
 
   std::string config_path, output;
   bool json = false, quiet = false;  // --quiet: no progress line (solve, compare, sweep)
+  bool table = false;                // solve --table: the table too when writing -o
   auto* solve = app.add_subcommand("solve", "Solve the PDI for a TOML configuration (docs/config.md)");
   solve->add_option("config", config_path, "Configuration file (TOML)")->required();
   solve->add_option("-o,--output", output, "Write the solution grid to this HDF5 file (docs/hdf5.md)");
   solve->add_flag("--json", json, "Print a JSON summary (final-time R and closed forms) on stdout");
   solve->add_flag("--quiet", quiet, "No progress line on stderr");
+  solve->add_flag("--table", table, "With -o, print the final-time table as well");
   solve->footer(kFooter);
   std::vector<std::string> sets;  // --set KEY=VALUE, on solve, compare and calibrate (docs/config.md)
   const auto add_set = [&sets](CLI::App* command) {
@@ -388,15 +400,15 @@ int main(int argc, char** argv) {
   analyses->add_flag("--json", analyses_json, "Print the registry as JSON");
   std::string plot_file, plot_output, plot_orders, plot_analysis;
   int plot_dpi = 100;
-  auto* plot =
-      app.add_subcommand("plot", "Draw an output of solve, compare or sweep as a PNG (Python: h5py, matplotlib)");
+  auto* plot = app.add_subcommand(
+      "plot", "Draw an output of solve, compare or sweep as a PNG, PDF or SVG (Python: h5py, matplotlib)");
   plot->add_option("file", plot_file, "An HDF5 file written by rdpdyn solve, compare or sweep (docs/hdf5.md)")
       ->required();
-  plot->add_option("-o,--output", plot_output, "The PNG to write (default: FILE with .png)");
+  plot->add_option("-o,--output", plot_output, "The picture to write, .png, .pdf or .svg (default: FILE with .png)");
   plot->add_option("--orders", plot_orders,
                    "solve: the recorded orders to draw, comma-separated (default: four spread)");
   plot->add_option("--analysis", plot_analysis, "sweep: draw this analysis only (default: each)");
-  plot->add_option("--dpi", plot_dpi, "Resolution of the PNG")->check(CLI::Range(10, 1200));
+  plot->add_option("--dpi", plot_dpi, "Resolution of the picture (dots per inch)")->check(CLI::Range(10, 1200));
   plot->footer(kFooter);
   auto* validate = app.add_subcommand("validate", "Run the built-in theorem suite against the engine");
   std::string convergence_config;
@@ -463,7 +475,7 @@ int main(int argc, char** argv) {
     rdpdyn::PetscSession petsc(argv[0], petsc_options);
     int code = 0;
     if (*solve)
-      code = run_solve(config_path, output, json, quiet, petsc, sets);
+      code = run_solve(config_path, output, json, quiet, table, petsc, sets);
     else if (*sweep)
       code = run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
     else if (*compare)

@@ -11,6 +11,10 @@ namespace {
 
 extern "C" void remove_outputs_and_exit(int signal_number) {
   remove_temporaries();  // async-signal-safe: unlink only
+  // One line, so that an interrupted run does not end in silence (write(2) is async-signal-safe).
+  static const char kInterrupted[] = "\nrdpdyn: interrupted; no output file was written\n";
+  const ssize_t written = ::write(STDERR_FILENO, kInterrupted, sizeof kInterrupted - 1);
+  (void)written;
   ::_exit(128 + signal_number);
 }
 

@@ -1,8 +1,10 @@
 #include "io/step_function.hpp"
 
 #include <cstdio>
+#include <string>
 
 #include "io/expression.hpp"
+#include "numerics/near_miss.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -17,6 +19,12 @@ std::string exact(double x) {
 }  // namespace
 
 std::string preset_schedule_expression(const Section& p) {
+  // An unknown key is named before a missing `schedule` ("kind" is the likely slip).
+  if (p.has("kind") && !p.has("schedule"))
+    throw SpecError(p.key("kind"), describe(p.at("kind")),
+                    "unknown key of an inline schedule: the preset is named by `schedule` (schedule = \"cosine\", "
+                    "\"exponential\", \"linear-warmup\" or \"step\"; docs/config.md)");
+  p.allow_only({"schedule", "start", "end", "factor", "milestones", "peak", "warmup"});
   const std::string kind = p.string("schedule");
   if (kind == "cosine") {
     // Cosine annealing (Loshchilov & Hutter 2017, arXiv:1608.03983, eq. (5)) over the run, no restarts.
@@ -55,8 +63,10 @@ std::string preset_schedule_expression(const Section& p) {
                                            : exact(peak);
     return "k < " + W + " ? " + exact(peak) + " * (k + 1) / " + W + " : " + after;
   }
+  const std::string near = closest_name(kind, {"cosine", "exponential", "linear-warmup", "step"});
   throw SpecError(p.key("schedule"), "\"" + kind + "\"",
-                  "must be one of \"cosine\", \"exponential\", \"linear-warmup\", \"step\"");
+                  "must be one of \"cosine\", \"exponential\", \"linear-warmup\", \"step\"" +
+                      (near.empty() ? std::string() : " (did you mean \"" + near + "\"?)"));
 }
 
 bool StepFunction::varies(const Section& s, const std::string& name) {

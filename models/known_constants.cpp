@@ -273,7 +273,7 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
                                           : format_number(a.sensitivity),
              "S_v(t) bounds the difference of the two runs' vector fields at every t (C21 App. B Def. B.9, eq. (37)); "
              "it depends on the data");
-  else
+  else if (a.declares_sensitivity)  // an accounting-only run declares none: nothing to vouch for
     declared("algorithm.sensitivity", format_number(a.sensitivity),
              "S_g bounds the gradient difference of neighbouring records; it depends on the data" +
                  std::string(spec.quadratic && spec.quadratic->pair ? "; quadratic.pair is checked against it" : ""));
@@ -292,97 +292,99 @@ ConstantProvenance constant_provenance(const RunSpec& spec) {
   const bool law_known = known && !law_changing_events(spec);
   const std::string from = known ? of_source(*known) : "";
 
-  switch (lsi.kind) {
-    case LsiKind::Constant:
-      if (a.kind != AlgorithmKind::Langevin && a.kind != AlgorithmKind::Pdi && law_known)
-        derived("lsi.c", format_number(lsi.c),
-                "declared; checked <= the smallest exact LSI constant of the iterates of " + from);
-      else
-        declared("lsi.c", format_number(lsi.c),
-                 known ? "the iterate laws are not known with lipschitz or lsi-restart events: not checkable"
-                       : "LSI constant of every iterate law (C21 Thm 2); " + generic);
-      break;
-    case LsiKind::StronglyConvex:
-    case LsiKind::Recursion: {
-      if (a.kind == AlgorithmKind::Langevin) {  // strongly-convex only (check_model_assumptions)
-        declared("lsi.lambda", format_number(lsi.lambda),
-                 "strong convexity of the loss, and the start N(0, (sigma^2/lambda) I); " + generic);
-        derived("LSI constant", "lambda/sigma^2",
-                "from lsi.lambda: the start is lambda/sigma^2-LSI and the diffusion keeps it (Bakry-Emery; "
-                "docs/analyses.md, \"ganesh-lemma-i2\")");
+  // No [lsi] (accounting alone): no LSI constant was declared, none is listed.
+  if (spec.declares_lsi) switch (lsi.kind) {
+      case LsiKind::Constant:
+        if (a.kind != AlgorithmKind::Langevin && a.kind != AlgorithmKind::Pdi && law_known)
+          derived("lsi.c", format_number(lsi.c),
+                  "declared; checked <= the smallest exact LSI constant of the iterates of " + from);
+        else
+          declared("lsi.c", format_number(lsi.c),
+                   known ? "the iterate laws are not known with lipschitz or lsi-restart events: not checkable"
+                         : "LSI constant of every iterate law (C21 Thm 2); " + generic);
+        break;
+      case LsiKind::StronglyConvex:
+      case LsiKind::Recursion: {
+        if (a.kind == AlgorithmKind::Langevin) {  // strongly-convex only (check_model_assumptions)
+          declared("lsi.lambda", format_number(lsi.lambda),
+                   "strong convexity of the loss, and the start N(0, (sigma^2/lambda) I); " + generic);
+          derived("LSI constant", "lambda/sigma^2",
+                  "from lsi.lambda: the start is lambda/sigma^2-LSI and the diffusion keeps it (Bakry-Emery; "
+                  "docs/analyses.md, \"ganesh-lemma-i2\")");
+          break;
+        }
+        if (lsi.kind == LsiKind::Recursion && lsi.lipschitz) {
+          if (known)
+            derived("lsi.lipschitz", format_number(*lsi.lipschitz),
+                    "declared; checked >= the gradient map's Lipschitz constant max_i |1 - eta h_i| of " + from);
+          else
+            declared("lsi.lipschitz", format_number(*lsi.lipschitz),
+                     "Lipschitz constant of the gradient map; " + generic);
+        } else {
+          for (const auto& [key, value] : {std::pair{"lsi.lambda", lsi.lambda}, std::pair{"lsi.beta", lsi.beta}}) {
+            const bool is_lambda = std::string(key) == "lsi.lambda";
+            if (known && known->squared)
+              derived(key, format_number(value), "the squared loss: lambda = beta = 1");
+            else if (known)
+              derived(
+                  key, format_number(value),
+                  std::string("declared; checked ") + (is_lambda ? "<= h_min" : ">= h_max") + " of quadratic.hessian");
+            else
+              declared(key, format_number(value),
+                       std::string(is_lambda ? "strong convexity" : "smoothness") + " of the loss; " + generic);
+          }
+          if (lsi.kind == LsiKind::Recursion)
+            derived("gradient-map Lipschitz constant", "max(|1 - eta lambda|, |1 - eta beta|)",
+                    "from lsi.lambda and lsi.beta, for every eta; C21 Lemma 8");
+          else
+            derived(
+                "LSI constant", "lambda/(2 sigma^2)",
+                "from lsi.lambda; C21 Lemma 5" + std::string(law_known ? "; checked against the exact schedule" : ""));
+        }
+        if (lsi.kind == LsiKind::Recursion) {
+          const auto start = stated_initial_variance(spec);
+          if (lsi.c0 && start)
+            derived("lsi.c0", format_number(*lsi.c0),
+                    "declared; checked <= 1/s^2 of the start N(mu, s^2 I), s = quadratic.initial_std");
+          else if (lsi.c0 && known)
+            derived("lsi.c0", format_number(*lsi.c0),
+                    "declared; the run starts at a point (c = +inf), so any c0 is safe");
+          else if (lsi.c0)
+            declared("lsi.c0", format_number(*lsi.c0), "LSI constant of the initial law; " + generic);
+          else if (start)
+            derived("lsi.c0", format_number(1.0 / *start),
+                    "1/s^2 of the start N(mu, s^2 I), s = quadratic.initial_std");
+          else if (known)
+            derived("initial law", "a point mass",
+                    known->squared ? "the squared loss starts at theta_0 = 0 (C21 Thm 3)"
+                                   : "the quadratic model starts at a point without quadratic.initial_std");
+          else
+            declared("initial law", "a point mass", "lsi.c0 omitted: the run starts at a data-independent point");
+        }
         break;
       }
-      if (lsi.kind == LsiKind::Recursion && lsi.lipschitz) {
-        if (known)
-          derived("lsi.lipschitz", format_number(*lsi.lipschitz),
-                  "declared; checked >= the gradient map's Lipschitz constant max_i |1 - eta h_i| of " + from);
-        else
-          declared("lsi.lipschitz", format_number(*lsi.lipschitz),
-                   "Lipschitz constant of the gradient map; " + generic);
-      } else {
-        for (const auto& [key, value] : {std::pair{"lsi.lambda", lsi.lambda}, std::pair{"lsi.beta", lsi.beta}}) {
-          const bool is_lambda = std::string(key) == "lsi.lambda";
-          if (known && known->squared)
-            derived(key, format_number(value), "the squared loss: lambda = beta = 1");
-          else if (known)
-            derived(
-                key, format_number(value),
-                std::string("declared; checked ") + (is_lambda ? "<= h_min" : ">= h_max") + " of quadratic.hessian");
-          else
-            declared(key, format_number(value),
-                     std::string(is_lambda ? "strong convexity" : "smoothness") + " of the loss; " + generic);
-        }
-        if (lsi.kind == LsiKind::Recursion)
-          derived("gradient-map Lipschitz constant", "max(|1 - eta lambda|, |1 - eta beta|)",
-                  "from lsi.lambda and lsi.beta, for every eta; C21 Lemma 8");
-        else
-          derived(
-              "LSI constant", "lambda/(2 sigma^2)",
-              "from lsi.lambda; C21 Lemma 5" + std::string(law_known ? "; checked against the exact schedule" : ""));
-      }
-      if (lsi.kind == LsiKind::Recursion) {
-        const auto start = stated_initial_variance(spec);
-        if (lsi.c0 && start)
-          derived("lsi.c0", format_number(*lsi.c0),
-                  "declared; checked <= 1/s^2 of the start N(mu, s^2 I), s = quadratic.initial_std");
-        else if (lsi.c0 && known)
-          derived("lsi.c0", format_number(*lsi.c0),
-                  "declared; the run starts at a point (c = +inf), so any c0 is safe");
-        else if (lsi.c0)
-          declared("lsi.c0", format_number(*lsi.c0), "LSI constant of the initial law; " + generic);
-        else if (start)
-          derived("lsi.c0", format_number(1.0 / *start), "1/s^2 of the start N(mu, s^2 I), s = quadratic.initial_std");
-        else if (known)
-          derived("initial law", "a point mass",
-                  known->squared ? "the squared loss starts at theta_0 = 0 (C21 Thm 3)"
-                                 : "the quadratic model starts at a point without quadratic.initial_std");
-        else
-          declared("initial law", "a point mass", "lsi.c0 omitted: the run starts at a data-independent point");
-      }
-      break;
+      case LsiKind::SquaredLoss:
+        derived("LSI constant", "(2 - eta)/(2 sigma^2)", "the squared loss from theta_0 = 0 (C21 Cor 2 proof)");
+        break;
+      case LsiKind::BoundedDomain:
+        declared("lsi.beta", format_number(lsi.beta), "smoothness of the loss; " + generic);
+        declared("lsi.lambda", format_number(lsi.lambda),
+                 "lower bound of the loss's Hessian (< 0: weakly convex; -beta: smooth only); " + generic);
+        derived("gradient-map Lipschitz constant", "max(|1 - eta lambda|, |1 - eta beta|)",
+                "from lsi.lambda and lsi.beta, for every eta (Poisson: the batch's scaling up to 1/q); C21 Lemma 8");
+        derived("LSI bound at each step's end", "s^2 [2 + (1 + (e^{Dg^2/s^2} - 1)/4)(1 + Dg^2/(2 s^2))]",
+                "1/c of a law on a set of diameter Dg = min(Lip D, D + 2 eta G) convolved with N(0, s^2 I), s^2 = "
+                "2 eta sigma^2 (Chen, Chewi & Niles-Weed 2021; docs/math.md section 2.7)");
+        break;
+      case LsiKind::Function:
+        declared("lsi.c", "\"" + lsi.function.description() + "\"", "a user LSI schedule; not checked");
+        break;
+      case LsiKind::ExactQuadratic:
+        derived("LSI schedule", "1/lambda_max(covariance of the iterates)",
+                "exact, from quadratic.hessian" +
+                    std::string(known && known->initial_std ? " and quadratic.initial_std" : ""));
+        break;
     }
-    case LsiKind::SquaredLoss:
-      derived("LSI constant", "(2 - eta)/(2 sigma^2)", "the squared loss from theta_0 = 0 (C21 Cor 2 proof)");
-      break;
-    case LsiKind::BoundedDomain:
-      declared("lsi.beta", format_number(lsi.beta), "smoothness of the loss; " + generic);
-      declared("lsi.lambda", format_number(lsi.lambda),
-               "lower bound of the loss's Hessian (< 0: weakly convex; -beta: smooth only); " + generic);
-      derived("gradient-map Lipschitz constant", "max(|1 - eta lambda|, |1 - eta beta|)",
-              "from lsi.lambda and lsi.beta, for every eta (Poisson: the batch's scaling up to 1/q); C21 Lemma 8");
-      derived("LSI bound at each step's end", "s^2 [2 + (1 + (e^{Dg^2/s^2} - 1)/4)(1 + Dg^2/(2 s^2))]",
-              "1/c of a law on a set of diameter Dg = min(Lip D, D + 2 eta G) convolved with N(0, s^2 I), s^2 = "
-              "2 eta sigma^2 (Chen, Chewi & Niles-Weed 2021; docs/math.md section 2.7)");
-      break;
-    case LsiKind::Function:
-      declared("lsi.c", "\"" + lsi.function.description() + "\"", "a user LSI schedule; not checked");
-      break;
-    case LsiKind::ExactQuadratic:
-      derived("LSI schedule", "1/lambda_max(covariance of the iterates)",
-              "exact, from quadratic.hessian" +
-                  std::string(known && known->initial_std ? " and quadratic.initial_std" : ""));
-      break;
-  }
   if (spec.diameter) declared("domain.diameter", format_number(*spec.diameter), "diameter of the constraint set");
   if (spec.gradients_norm_bounded) declared("domain.lipschitz_loss", "true", "per-record gradient norms <= S_g/2");
   if (spec.records_per_user > 1)

@@ -2,8 +2,10 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "numerics/format_number.hpp"
+#include "numerics/near_miss.hpp"
 #include "numerics/spec_error.hpp"
 
 namespace rdpdyn::config_reader {
@@ -35,7 +37,9 @@ std::string one_of(const Section& s, const std::string& k, const std::set<std::s
   if (!options.count(v)) {
     std::string list;
     for (const auto& o : options) list += (list.empty() ? "\"" : ", \"") + o + "\"";
-    throw SpecError(s.key(k), "\"" + v + "\"", "must be one of " + list);
+    const std::string near = closest_name(v, std::vector<std::string>(options.begin(), options.end()));
+    throw SpecError(s.key(k), "\"" + v + "\"",
+                    "must be one of " + list + (near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
   }
   return v;
 }

@@ -291,8 +291,23 @@ def default_output(path):
     return root + ".png"
 
 
+# The formats the picture is written in, by the output's suffix (matplotlib writes each).
+FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
+
+
+def output_format(output):
+    """The format of `output` by its suffix; another suffix is refused (exit 2) rather than a PNG
+    written under a misleading name."""
+    suffix = os.path.splitext(str(output))[1].lower()
+    if suffix not in FORMATS:
+        raise PlotInputError(f"-o '{output}': the suffix '{suffix}' is not one of .png, .pdf, .svg")
+    return FORMATS[suffix]
+
+
 def check_output(output):
-    """The output's directory must exist (as the other commands' -o): exit 2 before any work."""
+    """The output's directory must exist (as the other commands' -o) and its suffix name a format
+    (output_format): exit 2 before any work."""
+    output_format(output)
     directory = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(directory):
         raise PlotInputError(f"-o '{output}': the directory '{directory}' does not exist")
@@ -301,13 +316,17 @@ def check_output(output):
 
 
 def save_atomically(fig, output, dpi, palette=None):
-    """PNG written to a temporary sibling, then renamed over `output`: a reader never sees a
-    partial picture, and a failure or a signal (see main) leaves none. With `palette` = k, the
-    colours are reduced to k (Pillow, a dependency of matplotlib): a quarter of the bytes for line
-    drawings, which is what the committed figures of docs/figures need."""
+    """The picture (PNG, PDF or SVG by the suffix of `output`) written to a temporary sibling, then
+    renamed over `output`: a reader never sees a partial picture, and a failure or a signal (see
+    main) leaves none. With `palette` = k (PNG only), the colours are reduced to k (Pillow, a
+    dependency of matplotlib): a quarter of the bytes for line drawings, which is what the committed
+    figures of docs/figures need."""
     tmp = f"{output}.tmp-{os.getpid()}"
+    fmt = output_format(output)
     try:
-        if palette:
+        if fmt != "png":
+            fig.savefig(tmp, format=fmt, dpi=dpi)
+        elif palette:
             import io
             from PIL import Image
             buffer = io.BytesIO()
@@ -324,7 +343,8 @@ def save_atomically(fig, output, dpi, palette=None):
 
 
 def plot_file(path, output=None, orders=None, analysis=None, dpi=100):
-    """Draws the rdpdyn output `path` into the PNG `output` (default: path with .png); returns it."""
+    """Draws the rdpdyn output `path` into `output` (PNG, PDF or SVG by its suffix; default: path with
+    .png); returns it."""
     output = output or default_output(path)
     check_output(output)
     data = read_output(path)

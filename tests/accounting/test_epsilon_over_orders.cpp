@@ -199,6 +199,7 @@ TEST_CASE("solve with [report] delta minimises over the continuum when R = alpha
   RunConfig nonlinear = squared_loss_config(d);
   nonlinear.spec.gamma = GammaChoice::fixed(0.5);
   nonlinear.spec.initial = PowerCurve{1e-4, 2.0};
+  nonlinear.spec.lsi.c0 = 1e4;  // initial laws apart: a concentrated start, not one point
   const RunReport r2 = solve_run(nonlinear, engines);
   const double order2 = std::stod(r2.extra_attributes.at("best_order"));
   CHECK((order2 == 2.0 || order2 == 8.0));

@@ -563,8 +563,9 @@ Run outside_papers(Rng& rng, int which) {
       s.events.push_back({0, GaussianRelease{Delta, std::sqrt(2.0 * p.eta) * p.sigma * log_uniform(rng, 0.5, 4.0)}});
       return {"other/event", config_of(s), std::nullopt};
     }
-    case 3:  // the runs do not start from the same law
+    case 3:  // the runs do not start from the same law (so not from one point: a c0-LSI start)
       s.initial = LinearCurve{log_uniform(rng, 1e-5, 1e-1)};
+      s.lsi.c0 = 1.0 / (2.0 * p.eta * p.sigma * p.sigma);
       return {"other/initial", config_of(s), std::nullopt};
     default:  // remove-one neighbours
       s.adjacency = Adjacency::Remove;

@@ -50,6 +50,20 @@ with tempfile.TemporaryDirectory() as tmp:
     check("help", r.returncode == 0 and "solve" in r.stdout and "validate" in r.stdout, r.stdout)
     r = run("frobnicate")
     check("unknown subcommand exits 2", r.returncode == 2, r.stderr)
+    # `rdpdyn`, `-h` and `help` print the help (they used to say "A subcommand is required"); `help
+    # COMMAND` the command's, with the program name in its usage line and the defaults shown.
+    for args in ([], ["-h"], ["help"]):
+        r = run(*args)
+        check(f"rdpdyn {' '.join(args)}: the help, exit 0",
+              r.returncode == 0 and "Usage: rdpdyn" in r.stdout and "calibrate" in r.stdout, (r.returncode, r.stderr))
+    r = run("help", "calibrate")
+    check("help calibrate: usage with the program name, defaults shown",
+          r.returncode == 0 and "Usage: rdpdyn calibrate" in r.stdout and "--max-steps INT=1048576" in r.stdout,
+          r.stdout)
+    r = run("plot", "-h")
+    check("plot -h: the default dpi", r.returncode == 0 and "=100" in r.stdout, r.stdout)
+    r = run("help", "slove")
+    check("help of an unknown command: exit 2, did you mean", r.returncode == 2 and "'solve'" in r.stderr, r.stderr)
 
     # Bad input: message names key, value and rule; exit 2; no output file (nor temporary).
     bad_cases = [
@@ -78,6 +92,24 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(table)
     r = run("solve", cfg, "-o", os.path.join(tmp, "t.h5"))
     check("non-monotone table", r.returncode == 2 and "'initial.R[2]' = 0.2" in r.stderr, r.stderr)
+    # solve: the epsilon line with [report] delta; with -o no table unless --table.
+    eps_cfg = os.path.join(tmp, "eps.toml")
+    with open(eps_cfg, "w") as f:
+        f.write(BASE + "[report]\ndelta = 1e-5\n")
+    r = run("solve", eps_cfg)
+    check("solve with [report] delta: the epsilon line", r.returncode == 0 and "epsilon = " in r.stdout
+          and "at delta = 1e-05" in r.stdout, r.stdout)
+    r = run("solve", eps_cfg, "-o", os.path.join(tmp, "eps.h5"))
+    check("solve -o: no table", r.returncode == 0 and "R (rdpdyn)" not in r.stdout and "--table" in r.stdout,
+          r.stdout)
+    r = run("solve", eps_cfg, "-o", os.path.join(tmp, "eps2.h5"), "--table")
+    check("solve -o --table: the table", r.returncode == 0 and "R (rdpdyn)" in r.stdout, r.stdout)
+    enum_cfg = os.path.join(tmp, "enum.toml")
+    with open(enum_cfg, "w") as f:
+        f.write(BASE.replace('kind = "strongly-convex"', 'kind = "strongly_convex"'))
+    r = run("solve", enum_cfg)
+    check("an enumeration's near miss: did you mean", r.returncode == 2 and 'did you mean "strongly-convex"' in r.stderr,
+          r.stderr)
     r = run("solve", os.path.join(tmp, "missing.toml"))
     check("missing config exits 2 with the system's reason", r.returncode == 2 and "cannot be read: No such file or directory" in r.stderr, r.stderr)
     r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "-o", os.path.join(tmp, "no", "dir.h5"))

@@ -74,6 +74,21 @@ def test_plot_options(outputs, tmp_path):
     assert_png(tmp_path / "b.png")
 
 
+@pytest.mark.parametrize("suffix, signature", [(".pdf", b"%PDF"), (".svg", b"<?xml")])
+def test_plot_honours_pdf_and_svg(outputs, suffix, signature, tmp_path):
+    # `-o fig.pdf` used to exit 0 with a PNG under that name.
+    out = tmp_path / f"fig{suffix}"
+    r = run("plot", outputs["compare"], "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:len(signature)] == signature
+
+
+def test_plot_refuses_other_suffixes(outputs, tmp_path):
+    r = run("plot", outputs["compare"], "-o", tmp_path / "fig.jpeg")
+    assert r.returncode == 2 and "is not one of .png, .pdf, .svg" in r.stderr, (r.returncode, r.stderr)
+    assert not (tmp_path / "fig.jpeg").exists()
+
+
 def test_plot_in_process(outputs, tmp_path):
     assert plot.plot_file(outputs["compare"], tmp_path / "c.png") == tmp_path / "c.png"
     assert_png(tmp_path / "c.png")

@@ -98,6 +98,7 @@ TEST_CASE("Nonlinear initial data are transported: R_0 = kappa alpha^2 with gamm
           "[engine][transport]") {
   RunSpec spec = squared_loss(0.1, 0.5, 10, GammaChoice::fixed(1.0));
   spec.initial = PowerCurve{0.01, 2.0};
+  spec.lsi.c0 = 4.0;  // two initial laws apart: not one point (at gamma = 1 the LSI does not enter)
   const Solution s = solve(spec);
   for (std::size_t j = 0; j < s.orders.size(); ++j) {
     const double a = s.orders[j];
@@ -129,9 +130,24 @@ TEST_CASE("Tabulated initial data give a sound upper bound of the transported ex
   CHECK(some_gap);  // the interpolation is an over-estimate between nodes, not a copy
 }
 
+TEST_CASE("A point start with initial data is refused: two points are 0 or infinitely apart", "[engine][initial]") {
+  // The PDI forgets everything before a point-mass start (c = +infinity); a declared R_0 > 0 would
+  // be dropped (a review measured pdi 0.0005 where about 166 holds).
+  RunSpec spec = squared_loss(0.1, 0.5, 3, GammaChoice::fixed(0.5));
+  spec.initial = LinearCurve{1.0};
+  try {
+    solve(spec);
+    FAIL("solved");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "initial");
+    CHECK_THAT(e.what(), Catch::Contains("lsi.c0"));
+  }
+}
+
 TEST_CASE("Optimal gamma refuses nonlinear initial data", "[engine][optimal]") {
   RunSpec spec = squared_loss(0.1, 0.5, 3, GammaChoice::optimal());
   spec.initial = PowerCurve{0.01, 2.0};
+  spec.lsi.c0 = 4.0;
   try {
     solve(spec);
     FAIL("solved");
