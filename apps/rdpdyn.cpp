@@ -13,6 +13,7 @@
 //   rdpdyn validate
 // Exit codes: 0 success, 1 a validation check failed or an internal error, 2 bad input.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -175,9 +176,24 @@ int run_convergence(const std::string& config_path, int grids, rdpdyn::PetscSess
       "orders off the inflow boundary's reach\n",
       study.orders.size());
   std::printf("%10s %12s %16s %10s\n", "cells", "dy", "max rel error", "order");
-  for (const auto& r : study.rows)
-    std::printf("%10lld %12.4e %16.6e %10.3f\n", static_cast<long long>(r.cells), r.dy, r.max_relative_error,
-                r.observed_order);
+  // Errors near the unit roundoff are noise: their ratios say nothing about the order.
+  constexpr double kRoundOff = 1e-12;
+  bool round_off = false;
+  for (std::size_t i = 0; i < study.rows.size(); ++i) {
+    const auto& r = study.rows[i];
+    const bool noise = r.max_relative_error < kRoundOff || (i > 0 && study.rows[i - 1].max_relative_error < kRoundOff);
+    round_off = round_off || noise;
+    if (noise || !std::isfinite(r.observed_order))
+      std::printf("%10lld %12.4e %16.6e %10s\n", static_cast<long long>(r.cells), r.dy, r.max_relative_error,
+                  noise ? "round-off" : "-");
+    else
+      std::printf("%10lld %12.4e %16.6e %10.3f\n", static_cast<long long>(r.cells), r.dy, r.max_relative_error,
+                  r.observed_order);
+  }
+  if (round_off)
+    std::printf(
+        "errors below 1e-12 are at round-off level: the engine is exact to rounding there (e.g. data linear "
+        "in alpha), so no order of convergence can be measured\n");
   return 0;
 }
 
@@ -207,7 +223,7 @@ int run_export_dp_event(const std::string& config_path, const std::vector<std::s
   return 0;
 }
 
-int run_compare(const rdpdyn::RunConfig& config, const std::string& output, bool json, bool quiet,
+int run_compare(const rdpdyn::RunConfig& config, const std::string& output, bool json, bool quiet, bool wide,
                 rdpdyn::PetscSession& petsc) {
   check_output_directory(output);
   rdpdyn::require_memory_fits(run_memory(config, rdpdyn::RunCommand::Compare), rdpdyn::memory_budget());
@@ -222,7 +238,7 @@ int run_compare(const rdpdyn::RunConfig& config, const std::string& output, bool
   if (json)
     std::cout << rdpdyn::comparison_to_json(comparison) << std::endl;
   else
-    std::cout << rdpdyn::comparison_table(comparison);
+    std::cout << rdpdyn::comparison_table(comparison, wide);
   return 0;
 }
 
@@ -232,9 +248,7 @@ rdpdyn::CalibrationTarget calibration_target(const std::string& given, const rdp
   if (given == "steps") return rdpdyn::CalibrationTarget::Steps;
   if (given == "noise_multiplier") return rdpdyn::CalibrationTarget::NoiseMultiplier;
   if (given == "sigma") return rdpdyn::CalibrationTarget::Sigma;
-  const auto& a = config.spec.algorithm;
-  const bool by_multiplier = a.noise_multiplier && !(!a.phases.empty() && a.phases.front().sigma > 0.0);
-  return by_multiplier ? rdpdyn::CalibrationTarget::NoiseMultiplier : rdpdyn::CalibrationTarget::Sigma;
+  return rdpdyn::default_calibration_target(config);
 }
 
 int run_calibrate(const std::string& config_path, rdpdyn::CalibrationRequest request, const std::string& target,
@@ -346,7 +360,7 @@ int main(int argc, char** argv) {
   };
   add_set(solve);
   std::string compare_config, compare_output, from_opacus, from_dp_event;
-  bool compare_json = false;
+  bool compare_json = false, compare_wide = false;
   auto* compare = app.add_subcommand("compare", "Every analysis of the configured run side by side (docs/analyses.md)");
   compare->add_option("config", compare_config, "Configuration file (TOML)");
   compare->add_option("--from-opacus", from_opacus,
@@ -356,6 +370,7 @@ int main(int argc, char** argv) {
                       "Instead of CONFIG: a dp_accounting DpEvent, its to_named_tuple() as JSON");
   compare->add_option("-o,--output", compare_output, "Write the comparison to this HDF5 file");
   compare->add_flag("--json", compare_json, "Print the comparison as one JSON object on stdout");
+  compare->add_flag("--wide", compare_wide, "The table with R at every configured order (default: four of them)");
   compare->add_flag("--quiet", quiet, "No progress line on stderr");
   compare->footer(kFooter);
   add_set(compare);
@@ -480,7 +495,7 @@ int main(int argc, char** argv) {
       code = run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
     else if (*compare)
       code = run_compare(compare_run(compare_config, from_opacus, from_dp_event, sets), compare_output, compare_json,
-                         quiet, petsc);
+                         quiet, compare_wide, petsc);
     else if (*export_dp_event)
       code = run_export_dp_event(export_config, sets);
     else if (*calibrate)

@@ -387,4 +387,10 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   return out;
 }
 
+CalibrationTarget default_calibration_target(const RunConfig& config) {
+  const auto& a = config.spec.algorithm;
+  const bool sigma_given = !a.phases.empty() && a.phases.front().sigma > 0.0;
+  return a.noise_multiplier && !sigma_given ? CalibrationTarget::NoiseMultiplier : CalibrationTarget::Sigma;
+}
+
 }  // namespace rdpdyn

@@ -40,6 +40,10 @@ namespace rdpdyn {
 
 enum class CalibrationTarget { Sigma, Steps, NoiseMultiplier };
 
+/// What `calibrate` tunes when not told: the noise key the configuration uses, noise_multiplier for a
+/// DP-SGD run configured by its multiplier alone (no C21 sigma), sigma otherwise.
+CalibrationTarget default_calibration_target(const RunConfig& config);
+
 struct CalibrationRequest {
   double epsilon = 0.0;  ///< > 0
   double delta = 0.0;    ///< in (0, 1)

@@ -2,6 +2,7 @@
 
 #include <H5Cpp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -110,52 +111,86 @@ std::string comparison_to_json(const Comparison& c) {
   return j.dump();
 }
 
-std::string comparison_table(const Comparison& c) {
+namespace {
+
+/// The orders the compact table shows: at most four, spread over the configured ones (the first, the
+/// last and two between); every order with --wide.
+std::vector<std::size_t> shown_orders(const std::vector<double>& orders, bool wide) {
+  std::vector<std::size_t> idx;
+  const std::size_t n = orders.size();
+  if (wide || n <= 4) {
+    for (std::size_t j = 0; j < n; ++j) idx.push_back(j);
+    return idx;
+  }
+  for (std::size_t k = 0; k < 4; ++k) idx.push_back((k * (n - 1) + 1) / 3);
+  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+  return idx;
+}
+
+}  // namespace
+
+std::string comparison_table(const Comparison& c, bool wide) {
+  // The number wanted first (epsilon, its order and conversion), then mu and a few orders' R, each
+  // to five significant digits; the JSON and HDF5 outputs keep every digit and every order.
   std::ostringstream out;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-30s %-15s %-9s", "analysis", "status", "applies");
+  const std::vector<std::size_t> columns = shown_orders(c.orders, wide);
+  std::snprintf(buf, sizeof buf, "%-30s %-20s %-7s", "analysis", "status", "applies");
   out << buf;
-  for (double a : c.orders) {
-    std::snprintf(buf, sizeof buf, " %12s", ("R@" + format_number(a)).c_str());
+  if (c.delta) {
+    std::snprintf(buf, sizeof buf, " %10s %8s %-10s", "epsilon", "order", "conversion");
     out << buf;
   }
-  out << "           mu" << (c.delta ? "      epsilon" : "");
   if (c.epsilon) {
-    std::snprintf(buf, sizeof buf, " %12s", ("delta@" + format_number(*c.epsilon)).c_str());
+    std::snprintf(buf, sizeof buf, " %11s", ("delta@" + format_number(*c.epsilon)).c_str());
+    out << buf;
+  }
+  std::snprintf(buf, sizeof buf, " %10s", "mu");
+  out << buf;
+  for (std::size_t j : columns) {
+    char label[32];
+    std::snprintf(label, sizeof label, "R@%.4g", c.orders[j]);
+    std::snprintf(buf, sizeof buf, " %10s", label);
     out << buf;
   }
   out << "\n";
   for (const auto& e : c.entries) {
     const bool best = e.result.applies && e.result.name == c.best_name;
-    std::snprintf(buf, sizeof buf, "%-30s %-15s %-9s", (e.result.name + (best ? " *" : "")).c_str(),
+    std::snprintf(buf, sizeof buf, "%-30s %-20s %-7s", (e.result.name + (best ? " *" : "")).c_str(),
                   status_name(e.status), e.result.applies ? "yes" : "no");
     out << buf;
-    if (e.result.applies) {
-      for (double r : e.result.R) {
-        std::snprintf(buf, sizeof buf, " %12.5g", r);
-        out << buf;
-      }
-      if (e.result.mu)
-        std::snprintf(buf, sizeof buf, " %12.5g", *e.result.mu);
-      else
-        std::snprintf(buf, sizeof buf, " %12s", "-");
-      out << buf;
-      if (c.delta) {
-        std::snprintf(buf, sizeof buf, " %12.5g", e.epsilon);
-        out << buf;
-      }
-      if (c.epsilon) {
-        if (std::isnan(e.delta_at_epsilon))
-          std::snprintf(buf, sizeof buf, " %12s", "-");
-        else
-          std::snprintf(buf, sizeof buf, " %12.5g", e.delta_at_epsilon);
-        out << buf;
-      }
-      out << "\n";
-    } else {
-      out << "  " << e.result.reason << "\n";
+    if (!e.result.applies) {
+      out << " " << e.result.reason << "\n";
+      continue;
     }
+    if (c.delta) {
+      char order[32] = "-";
+      if (!std::isnan(e.best_order)) std::snprintf(order, sizeof order, "%.4g", e.best_order);
+      std::snprintf(buf, sizeof buf, " %10.5g %8s %-10s", e.epsilon, order,
+                    e.conversion.empty() ? "-" : e.conversion.c_str());
+      out << buf;
+    }
+    if (c.epsilon) {
+      if (std::isnan(e.delta_at_epsilon))
+        std::snprintf(buf, sizeof buf, " %11s", "-");
+      else
+        std::snprintf(buf, sizeof buf, " %11.5g", e.delta_at_epsilon);
+      out << buf;
+    }
+    if (e.result.mu)
+      std::snprintf(buf, sizeof buf, " %10.5g", *e.result.mu);
+    else
+      std::snprintf(buf, sizeof buf, " %10s", "-");
+    out << buf;
+    for (std::size_t j : columns) {
+      std::snprintf(buf, sizeof buf, " %10.5g", e.result.R[j]);
+      out << buf;
+    }
+    out << "\n";
   }
+  if (!wide && columns.size() < c.orders.size())
+    out << "R at " << columns.size() << " of the " << c.orders.size()
+        << " orders (every order: --wide, --json or -o)\n";
   out << "* tightest valid analysis among the "
       << (c.include_disputed ? "published, derived and disputed (included by [report] include_disputed)"
                              : "published and derived");

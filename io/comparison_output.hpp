@@ -24,9 +24,11 @@ inline constexpr const char* kTradeoffMeaning =
 /// "tradeoff" = {"alpha", "beta", "meaning"} for the entries with curves, else null.
 std::string comparison_to_json(const Comparison& comparison);
 
-/// A table: analysis, applies / reason, R at each order, epsilon, delta at [report] epsilon; the
-/// tightest valid one marked; the amplification warning when there is one.
-std::string comparison_table(const Comparison& comparison);
+/// A table for people: analysis, status, applies / reason, epsilon with its order and conversion,
+/// delta at [report] epsilon, mu, and R at four of the orders spread over them (every order with
+/// `wide`), five significant digits; the tightest valid one marked; the amplification warning when
+/// there is one.
+std::string comparison_table(const Comparison& comparison, bool wide = false);
 
 /// HDF5 (atomically): /orders, /analyses/<name> (R per order; attributes applies, reason,
 /// citation, epsilon, best_order, delta_at_epsilon), /curves/<name> (profile_epsilon, profile_delta,

@@ -210,12 +210,13 @@ py::dict calibrate(const py::object& config, const py::dict& overrides, double e
     request.target = CalibrationTarget::NoiseMultiplier;
   else if (target == "steps")
     request.target = CalibrationTarget::Steps;
-  else
+  else if (!target.empty())  // empty: the configuration's noise key, once it is read (below)
     throw SpecError("for_", "\"" + target + "\"", "must be sigma, noise_multiplier or steps");
   CalibrationOutcome o;
   try {
     py::gil_scoped_release release;
     const RunConfig run = python::run_config(source);
+    if (target.empty()) request.target = default_calibration_target(run);
     o = calibrate_run(run, request, engines_of(run));
   } catch (const SpecError& e) {  // the command line's options are this function's arguments
     static const std::map<std::string, std::string> argument = {{"--epsilon", "epsilon"},
@@ -228,7 +229,9 @@ py::dict calibrate(const py::object& config, const py::dict& overrides, double e
     throw SpecError(it->second, e.value(), e.rule());
   }
   py::dict out;
-  out["target"] = target;
+  out["target"] = request.target == CalibrationTarget::Steps             ? "steps"
+                  : request.target == CalibrationTarget::NoiseMultiplier ? "noise_multiplier"
+                                                                         : "sigma";
   out["epsilon_target"] = o.target_epsilon;
   out["delta"] = o.target_delta;
   out["analysis"] = o.analysis_used;

@@ -57,7 +57,7 @@ class Solution:
     def to_xarray(self):
         """An xarray.Dataset: R and each closed form over (step, order), t as a coordinate."""
         xr = _xarray()
-        dims = ("step", "order")
+        dims = ("step", "orders")
         data = {"R": (dims, self.R, {"units": self.metadata["units"]["R"]})}
         for name, values in self.closed_forms.items():
             data[name] = (dims, values, {"role": self.closed_form_roles[name],
@@ -66,7 +66,7 @@ class Solution:
         for k in ("epsilon", "delta", "best_order", "conversion", "report_epsilon", "delta_at_epsilon"):
             if getattr(self, k) is not None:
                 attrs[k] = getattr(self, k)
-        return xr.Dataset(data, coords={"step": self.steps, "order": self.orders,
+        return xr.Dataset(data, coords={"step": self.steps, "orders": self.orders,
                                         "t": ("step", self.t, {"units": self.metadata["units"]["t"]})},
                           attrs=attrs)
 
@@ -132,12 +132,12 @@ class Comparison:
         valid = [a for a in self.analyses if a.applies]
         nan = float("nan")
         return xr.Dataset(
-            {"R": (("analysis", "order"), np.array([a.R for a in valid]).reshape(len(valid), len(self.orders))),
+            {"R": (("analysis", "orders"), np.array([a.R for a in valid]).reshape(len(valid), len(self.orders))),
              "epsilon": ("analysis", [nan if a.epsilon is None else a.epsilon for a in valid]),
              "delta_at_epsilon": ("analysis", [nan if a.delta_at_epsilon is None else a.delta_at_epsilon
                                                for a in valid]),
              "status": ("analysis", [a.status for a in valid])},
-            coords={"analysis": [a.name for a in valid], "order": self.orders},
+            coords={"analysis": [a.name for a in valid], "orders": self.orders},
             attrs={"best": self.best["name"] or "", **({"delta": self.delta} if self.delta else {}),
                    **({"epsilon": self.epsilon} if self.epsilon is not None else {})})
 
@@ -180,19 +180,23 @@ class Sweep:
             self.surfaces[name] = s
 
     def to_xarray(self):
-        """An xarray.Dataset over the axes (named by their keys), "order" and "analysis"."""
+        """An xarray.Dataset over the axes (named by their keys), "orders" (the HDF5 file's name) and
+        "analysis"."""
         import numpy as np
         xr = _xarray()
         axes = tuple(self.axes)
         names = list(self.surfaces)
         stack = lambda field: np.stack([self.surfaces[n][field] for n in names])
-        data = {"R": (("analysis",) + axes + ("order",), stack("R"), {"units": "nats"}),
+        data = {"R": (("analysis",) + axes + ("orders",), stack("R"), {"units": "nats"}),
                 "epsilon": (("analysis",) + axes, stack("epsilon")),
                 "best_order": (("analysis",) + axes, stack("best_order")),
                 "reason": (("analysis",) + axes, stack("reason").astype(str)),
                 "conversion": (("analysis",) + axes, stack("conversion").astype(str)),
                 "delta": (axes, self.delta)}
-        coords = {"analysis": names, "order": self.orders, **self.axes}
+        # The entry that gave each point's value (a pointwise best): kept where the sweep has it.
+        if all(isinstance(self.surfaces[n].get("chosen"), np.ndarray) for n in names):
+            data["chosen"] = (("analysis",) + axes, stack("chosen").astype(str))
+        coords = {"analysis": names, "orders": self.orders, **self.axes}
         return xr.Dataset(data, coords=coords,
                           attrs={"config_text": self.config_text,
                                  **{f"axis {k}": v for k, v in self.axis_descriptions.items()}})
@@ -202,9 +206,58 @@ class Sweep:
         return f"<rdpdyn.Sweep {shape}; analyses {', '.join(self.surfaces)}>"
 
 
-def solve(config, **overrides):
-    """Solves the PDI for a configuration (`rdpdyn solve`); returns a Solution."""
-    return Solution(_rdpdyn.solve(config, overrides))
+# The configuration's top-level tables (docs/config.md): a keyword argument `<table>_<key>` is read as
+# the dotted key `<table>.<key>` (Python names cannot hold dots), e.g. algorithm_sigma=0.1.
+_TABLES = ("algorithm", "analysis", "domain", "events", "grid", "initial", "lsi", "orders", "output", "quadratic",
+           "report", "sweep")
+
+
+def _merged_overrides(overrides, keywords):
+    """The overrides of a call: the `overrides` mapping ({"algorithm.sigma": 0.1}) and the keyword
+    arguments, dotted (**{"algorithm.sigma": 0.1}) or with the table's name and an underscore
+    (algorithm_sigma=0.1). A key given twice is a TypeError."""
+    merged = dict(overrides or {})
+    for key, value in keywords.items():
+        if "." not in key:
+            table, _, rest = key.partition("_")
+            if table in _TABLES and rest:
+                key = f"{table}.{rest}"
+        if key in merged:
+            raise TypeError(f"the override '{key}' is given twice")
+        merged[key] = value
+    return merged
+
+
+def solve(config, overrides=None, **keywords):
+    """Solves the PDI for a configuration, as `rdpdyn solve` (docs/config.md).
+
+    Parameters
+    ----------
+    config : str or os.PathLike
+        A TOML configuration file, or its text.
+    overrides : dict, optional
+        Dotted keys and values that replace the configuration's, as `--set` (e.g.
+        {"algorithm.sigma": 0.1, "orders.values": [2, 4]}).
+    **keywords
+        More overrides: `algorithm_sigma=0.1` (a table's name, an underscore, its key) or
+        `**{"algorithm.sigma": 0.1}`.
+
+    Returns
+    -------
+    Solution
+        R (records x orders, nats), steps, times, orders, closed forms and metadata.
+
+    Raises
+    ------
+    rdpdyn.ConfigError
+        Bad input: the message names the key, the value and the rule (the CLI's exit 2).
+
+    Example
+    -------
+    >>> s = rdpdyn.solve("examples/figure1_lambda1.toml", algorithm_steps=200)
+    >>> s.R[-1]
+    """
+    return Solution(_rdpdyn.solve(config, _merged_overrides(overrides, keywords)))
 
 
 def _plain(value):
@@ -220,13 +273,37 @@ def _plain(value):
     return value
 
 
-def compare(config=None, *, opacus_history=None, dp_event=None, **overrides):
-    """Every registered analysis of the run side by side (`rdpdyn compare`); returns a Comparison.
+def compare(config=None, *, opacus_history=None, dp_event=None, overrides=None, **keywords):
+    """Every registered analysis of the run side by side, as `rdpdyn compare` (docs/analyses.md).
 
-    Instead of `config`: `opacus_history`, an opacus accountant's history (a list of
-    (noise_multiplier, sample_rate, steps)), or `dp_event`, a dp_accounting DpEvent (or its
-    to_named_tuple(), or the same as dicts), as `rdpdyn compare --from-opacus / --from-dp-event`
-    (docs/config.md, "Runs from other libraries"); overrides apply to the run they give."""
+    Parameters
+    ----------
+    config : str or os.PathLike, optional
+        A TOML configuration file, or its text.
+    opacus_history : list of (noise_multiplier, sample_rate, steps), optional
+        Instead of `config`: an opacus accountant's history (`rdpdyn compare --from-opacus`).
+    dp_event : dp_accounting DpEvent, its to_named_tuple(), or the same as dicts, optional
+        Instead of `config` (`--from-dp-event`; docs/config.md, "Runs from other libraries").
+    overrides : dict, optional; **keywords
+        Overrides of the run's keys, as for solve().
+
+    Returns
+    -------
+    Comparison
+        One entry per analysis (status, applies, reason, R, epsilon, order, conversion, mu) and best.
+
+    Raises
+    ------
+    TypeError
+        Not exactly one of config, opacus_history, dp_event.
+    rdpdyn.ConfigError
+        Bad input (the key, the value and the rule).
+
+    Example
+    -------
+    >>> c = rdpdyn.compare("examples/ye_shokri_fmnist.toml")
+    >>> c.best.name, c.best.epsilon
+    """
     given = [x is not None for x in (config, opacus_history, dp_event)]
     if sum(given) != 1:
         raise TypeError("give one of config, opacus_history, dp_event")
@@ -234,19 +311,74 @@ def compare(config=None, *, opacus_history=None, dp_event=None, **overrides):
         config = _rdpdyn.accounting_run_toml("opacus_history", json.dumps([list(h) for h in opacus_history]))
     elif dp_event is not None:
         config = _rdpdyn.accounting_run_toml("dp_event", json.dumps(_plain(dp_event)))
-    return Comparison(_rdpdyn.compare(config, overrides))
+    return Comparison(_rdpdyn.compare(config, _merged_overrides(overrides, keywords)))
 
 
-def calibrate(config, epsilon, delta, for_="sigma", analysis="best", max_steps=None, **overrides):
-    """The smallest noise (for_="sigma" or "noise_multiplier") or the largest number of steps
-    (for_="steps") meeting (epsilon, delta) under `analysis` (a name of compare, or "best")."""
-    return Calibration(_rdpdyn.calibrate(config, overrides, float(epsilon), float(delta), for_, analysis, max_steps))
+def calibrate(config, epsilon, delta, for_=None, analysis="best", max_steps=None, overrides=None, **keywords):
+    """The smallest noise or the largest number of steps meeting (epsilon, delta), as `rdpdyn calibrate`.
+
+    Parameters
+    ----------
+    config : str or os.PathLike
+        A TOML configuration file, or its text.
+    epsilon, delta : float
+        The target.
+    for_ : {"sigma", "noise_multiplier", "steps"}, optional
+        What to calibrate; default: the noise key the configuration uses (noise_multiplier for a
+        DP-SGD run configured by its multiplier, else sigma), as the CLI.
+    analysis : str
+        The bound that must meet the target: "best" or a name of compare.
+    max_steps : int, optional
+        The largest number of steps tried (for_="steps").
+    overrides : dict, optional; **keywords
+        Overrides of the run's keys, as for solve().
+
+    Returns
+    -------
+    Calibration
+        The value found, the epsilon it gives, the order and conversion, the analysis that met it.
+
+    Raises
+    ------
+    rdpdyn.ConfigError
+        Bad input, or a target no value meets.
+
+    Example
+    -------
+    >>> rdpdyn.calibrate("examples/dpsgd_accounting.toml", 2, 1e-5)
+    """
+    return Calibration(_rdpdyn.calibrate(config, _merged_overrides(overrides, keywords), float(epsilon), float(delta),
+                                         for_ or "", analysis, max_steps))
 
 
-def sweep(config, as_xarray=None, **overrides):
-    """Bound surfaces over the [sweep] axes (`rdpdyn sweep`). Returns an xarray.Dataset when xarray
-    is installed (as_xarray=None) or asked for (True), else a Sweep."""
-    result = Sweep(_rdpdyn.sweep(config, overrides))
+def sweep(config, as_xarray=None, overrides=None, **keywords):
+    """Bound surfaces over the [sweep] axes, as `rdpdyn sweep` (docs/config.md, "[sweep]").
+
+    Parameters
+    ----------
+    config : str or os.PathLike
+        A TOML configuration with a [sweep] table, or its text.
+    as_xarray : bool, optional
+        None (default): an xarray.Dataset when xarray is installed, else a Sweep; True or False to choose.
+    overrides : dict, optional; **keywords
+        Overrides of the run's keys, as for solve().
+
+    Returns
+    -------
+    xarray.Dataset or Sweep
+        R (analysis, axes..., orders), epsilon, best_order, conversion, chosen, reason per point; the
+        order dimension is named `orders`, as in the HDF5 file.
+
+    Raises
+    ------
+    rdpdyn.ConfigError
+        Bad input.
+
+    Example
+    -------
+    >>> ds = rdpdyn.sweep("examples/sweep_surface.toml", **{"sweep.axis[0].range.count": 4})
+    """
+    result = Sweep(_rdpdyn.sweep(config, _merged_overrides(overrides, keywords)))
     if as_xarray is False:
         return result
     if as_xarray is None:

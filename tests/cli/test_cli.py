@@ -4,9 +4,11 @@ no partial output, HDF5 layout and metadata read back with h5py, JSON summary.
 
 usage: test_cli.py RDPDYN SOURCE_DIR      (run by ctest; prints 'N passed, N failed')
 """
+import atexit
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,18 +95,20 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", cfg, "-o", os.path.join(tmp, "t.h5"))
     check("non-monotone table", r.returncode == 2 and "'initial.R[2]' = 0.2" in r.stderr, r.stderr)
     # solve: the epsilon line with [report] delta; with -o no table unless --table.
-    eps_cfg = os.path.join(tmp, "eps.toml")
+    eps_dir = tempfile.mkdtemp()  # not under tmp: the temporaries check below lists it
+    atexit.register(shutil.rmtree, eps_dir, True)
+    eps_cfg = os.path.join(eps_dir, "eps.toml")
     with open(eps_cfg, "w") as f:
         f.write(BASE + "[report]\ndelta = 1e-5\n")
     r = run("solve", eps_cfg)
     check("solve with [report] delta: the epsilon line", r.returncode == 0 and "epsilon = " in r.stdout
           and "at delta = 1e-05" in r.stdout, r.stdout)
-    r = run("solve", eps_cfg, "-o", os.path.join(tmp, "eps.h5"))
+    r = run("solve", eps_cfg, "-o", os.path.join(eps_dir, "eps.h5"))
     check("solve -o: no table", r.returncode == 0 and "R (rdpdyn)" not in r.stdout and "--table" in r.stdout,
           r.stdout)
-    r = run("solve", eps_cfg, "-o", os.path.join(tmp, "eps2.h5"), "--table")
+    r = run("solve", eps_cfg, "-o", os.path.join(eps_dir, "eps2.h5"), "--table")
     check("solve -o --table: the table", r.returncode == 0 and "R (rdpdyn)" in r.stdout, r.stdout)
-    enum_cfg = os.path.join(tmp, "enum.toml")
+    enum_cfg = os.path.join(eps_dir, "enum.toml")
     with open(enum_cfg, "w") as f:
         f.write(BASE.replace('kind = "strongly-convex"', 'kind = "strongly_convex"'))
     r = run("solve", enum_cfg)

@@ -269,6 +269,17 @@ with tempfile.TemporaryDirectory() as tmp:
     # The table marks the tightest valid analysis.
     table = compare("ye_shokri_mnist_partition.toml").stdout
     check("table marks the best", " *" in table and "tightest valid" in table, table[-400:])
+    # Compact by default (epsilon before the R columns, four orders, rounded labels: the Fashion-MNIST
+    # rows were 277 characters wide); --wide shows every order.
+    table = compare("ye_shokri_fmnist.toml").stdout
+    header = table.splitlines()[0]
+    rows = [line for line in table.splitlines()[1:] if " yes " in line]
+    check("compact table: epsilon before R, four orders, rows under 150 characters",
+          header.index("epsilon") < header.index("R@") and header.count("R@") <= 4
+          and max(len(r) for r in rows) < 150 and "--wide" in table, header)
+    wide = compare("ye_shokri_fmnist.toml", "--wide").stdout
+    obj = json.loads(compare("ye_shokri_fmnist.toml", "--json").stdout)
+    check("--wide: every order", wide.splitlines()[0].count("R@") == len(obj["orders"]), wide.splitlines()[0])
 
     # A&T plateau example.
     obj = json.loads(compare("altschuler_talwar_plateau.toml", "--json").stdout)

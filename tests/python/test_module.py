@@ -122,7 +122,7 @@ def test_arrays_are_not_copies():
 def test_to_xarray():
     pytest.importorskip("xarray")
     ds = rdpdyn.solve(EXAMPLES / "figure1_lambda1.toml").to_xarray()
-    assert ds["R"].dims == ("step", "order") and "cor1" in ds and ds["t"].dims == ("step",)
+    assert ds["R"].dims == ("step", "orders") and "cor1" in ds and ds["t"].dims == ("step",)
 
 
 def test_gil_released_during_solve():
@@ -409,3 +409,27 @@ def test_every_engine_of_the_registry_from_python():
     with pytest.raises(rdpdyn.ConfigError) as err:
         rdpdyn.solve(EXAMPLES / "fd_convergence.toml", **{"analysis.engine": "reference", "analysis.gamma": "optimal"})
     assert err.value.key == "analysis.gamma"
+
+
+def test_overrides_three_ways():
+    """`overrides={...}`, `algorithm_sigma=` (a table, an underscore, its key) and **{"a.b": ...}
+    give the same run; a key given twice is a TypeError."""
+    path = EXAMPLES / "figure1_lambda1.toml"
+    a = rdpdyn.solve(path, overrides={"algorithm.sigma": 0.05, "algorithm.steps": 50})
+    b = rdpdyn.solve(path, algorithm_sigma=0.05, algorithm_steps=50)
+    c = rdpdyn.solve(path, **{"algorithm.sigma": 0.05, "algorithm.steps": 50})
+    assert np.array_equal(a.R, b.R) and np.array_equal(a.R, c.R)
+    with pytest.raises(TypeError, match="given twice"):
+        rdpdyn.solve(path, overrides={"algorithm.sigma": 0.05}, algorithm_sigma=0.06)
+
+
+def test_calibrate_takes_the_configured_noise_key():
+    # dpsgd_accounting.toml gives a noise multiplier only: calibrate tunes it without for_.
+    cal = rdpdyn.calibrate(EXAMPLES / "dpsgd_accounting.toml", 2, 1e-5)
+    assert cal.target == "noise_multiplier" and cal.epsilon <= 2
+
+
+def test_docstrings_are_full():
+    for f in (rdpdyn.solve, rdpdyn.compare, rdpdyn.calibrate, rdpdyn.sweep):
+        doc = f.__doc__ or ""
+        assert all(word in doc for word in ("Parameters", "Returns", "Raises", "Example")), f.__name__
