@@ -138,7 +138,7 @@ std::string comparison_table(const Comparison& c, bool wide) {
   std::snprintf(buf, sizeof buf, "%-30s %-20s %-7s", "analysis", "status", "applies");
   out << buf;
   if (c.delta) {
-    std::snprintf(buf, sizeof buf, " %10s %8s %-10s", "epsilon", "order", "conversion");
+    std::snprintf(buf, sizeof buf, " %10s %8s %-11s", "epsilon", "order", "conversion");
     out << buf;
   }
   if (c.epsilon) {
@@ -166,7 +166,7 @@ std::string comparison_table(const Comparison& c, bool wide) {
     if (c.delta) {
       char order[32] = "-";
       if (!std::isnan(e.best_order)) std::snprintf(order, sizeof order, "%.4g", e.best_order);
-      std::snprintf(buf, sizeof buf, " %10.5g %8s %-10s", e.epsilon, order,
+      std::snprintf(buf, sizeof buf, " %10.5g %8s %-11s", e.epsilon, order,
                     e.conversion.empty() ? "-" : e.conversion.c_str());
       out << buf;
     }
