@@ -1,6 +1,7 @@
 #include "io/calibration_output.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "numerics/format_number.hpp"
@@ -45,34 +46,44 @@ std::string monotone_note(const CalibrationOutcome& o) {
          " steps meet the target and " + std::to_string(o.steps + 1) +
          " do not, but a smaller count may not meet it (docs/analyses.md, Calibration)";
 }
+/// An order for people: four significant digits (which order attains epsilon is informative; the
+/// bound is at the exact order, in the JSON).
+std::string order_text(double order) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", order);
+  return text;
+}
+
 }  // namespace
 
+// Text for people: the noise found and epsilon to six significant digits, rounded up (a rounded
+// bound must still hold); --json keeps every digit.
 std::string calibration_summary(const CalibrationOutcome& o) {
   std::string s;
   if (o.target == CalibrationTarget::Steps) {
     s = "steps = " + std::to_string(o.steps) + " (the largest count, " +
-        (o.sigma > 0.0 || !o.noise_multiplier ? "sigma = " + format_number(o.sigma)
-                                              : "DP-SGD noise multiplier = " + format_number(*o.noise_multiplier)) +
+        (o.sigma > 0.0 || !o.noise_multiplier ? "sigma = " + format_rounded_up(o.sigma)
+                                              : "DP-SGD noise multiplier = " + format_rounded_up(*o.noise_multiplier)) +
         ")";
   } else if (o.target == CalibrationTarget::NoiseMultiplier) {
-    s = "DP-SGD noise multiplier = " + format_number(o.noise_multiplier.value_or(0.0)) + " (the smallest";
-    if (o.sigma > 0.0) s += "; sigma = " + format_number(o.sigma) + " in C21 units";
-    if (o.sigma_at) s += "; sigma_at = " + format_number(*o.sigma_at);
+    s = "DP-SGD noise multiplier = " + format_rounded_up(o.noise_multiplier.value_or(0.0)) + " (the smallest";
+    if (o.sigma > 0.0) s += "; sigma = " + format_rounded_up(o.sigma) + " in C21 units";
+    if (o.sigma_at) s += "; sigma_at = " + format_rounded_up(*o.sigma_at);
     s += ")";
   } else {
-    s = "sigma = " + format_number(o.sigma) + " (the smallest, C21 units";
-    if (o.sigma_at) s += "; sigma_at = " + format_number(*o.sigma_at);
-    if (o.noise_multiplier) s += "; DP-SGD noise multiplier = " + format_number(*o.noise_multiplier);
+    s = "sigma = " + format_rounded_up(o.sigma) + " (the smallest, C21 units";
+    if (o.sigma_at) s += "; sigma_at = " + format_rounded_up(*o.sigma_at);
+    if (o.noise_multiplier) s += "; DP-SGD noise multiplier = " + format_rounded_up(*o.noise_multiplier);
     s += ")";
   }
-  return s + " meets epsilon = " + format_number(o.epsilon) + " <= " + format_number(o.target_epsilon) +
+  return s + " meets epsilon = " + format_rounded_up(o.epsilon) + " <= " + format_number(o.target_epsilon) +
          " at delta = " + format_number(o.target_delta) +
          // A Gaussian-DP analysis converts by its exact profile, the PLD accountant by its own: no order.
          (o.conversion == "gdp-mixture" ? std::string(" (Gaussian-DP profiles of the placements averaged, gdp-mixture")
           : o.conversion == "pld"       ? std::string(" (privacy loss distribution's profile, pld conversion")
           : std::isnan(o.best_order) || o.conversion == "gdp"
               ? std::string(" (exact GDP conversion")
-              : " (order " + format_number(o.best_order) + ", " + o.conversion + " conversion") +
+              : " (order " + order_text(o.best_order) + ", " + o.conversion + " conversion") +
          ", analysis " + o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
          std::to_string(o.evaluations) + " evaluations)" +
          (o.include_disputed ? "; disputed analyses were included ([report] include_disputed)" : "") +

@@ -2,12 +2,15 @@
 
 #include <cmath>
 #include <cstdint>
-
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace rdpdyn {
 
 std::string format_number(double x) {
+  // Integers as people write them (50000, not 5e+04) up to 10^15, where every one is exact.
+  if (x == std::floor(x) && std::abs(x) < 1e15) return std::to_string(static_cast<std::int64_t>(x));
   std::string best;
   for (int p = 1; p <= 17; ++p) {
     char text[64];
@@ -23,6 +26,22 @@ std::string format_number(double x) {
 std::string format_count(double x) {
   if (x == std::floor(x) && std::abs(x) < 9007199254740992.0) return std::to_string(static_cast<std::int64_t>(x));
   return format_number(x);
+}
+
+std::string format_rounded_up(double x, int digits) {
+  if (!std::isfinite(x) || (x == std::floor(x) && std::abs(x) < 1e15)) return format_number(x);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*g", digits, x);
+  double back = std::strtod(text, nullptr);
+  // Rounded to nearest: one unit of the last digit up when it landed below.
+  if (back < x) {
+    const int exponent = static_cast<int>(std::floor(std::log10(std::abs(x))));
+    const double unit = std::pow(10.0, exponent - digits + 1);
+    std::snprintf(text, sizeof text, "%.*g", digits, back + unit);
+    back = std::strtod(text, nullptr);
+    if (back < x) return format_number(x);  // the decimal arithmetic fell short: every digit
+  }
+  return text;
 }
 
 }  // namespace rdpdyn

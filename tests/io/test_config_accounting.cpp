@@ -117,7 +117,7 @@ TEST_CASE("Poisson sampling: sampling_rate or batch_size, the noise multiplier w
   check_error(without(kAccounting, "sampling_rate"), "algorithm.sampling_rate", "missing",
               "needs sampling_rate (q), or batch_size");
   check_error(with(kAccounting, "sampling_rate", "batch_size = 60001"), "algorithm.batch_size", "60001",
-              "must be in [1, n = 6e+04]");
+              "must be in [1, n = 60000]");
   check_error(with(kAccounting, "sampling =", "sampling = \"per-step\""), "algorithm.sampling_rate", "0.01",
               "only with sampling = \"poisson\"");
   check_error(with(kAccounting, "adjacency", "adjacency = \"add\""), "domain.adjacency", "\"add\"", "must be one of");
@@ -196,7 +196,7 @@ TEST_CASE("epochs: refused with steps, when not positive, and beyond the step li
         "'algorithm.epochs' = 3: give steps or epochs, not both");
   CHECK(message(with(kAccounting, "steps", "epochs = 0")) == "'algorithm.epochs' = 0: must be > 0");
   CHECK(message(with(kAccounting, "steps", "epochs = 1e12"))
-            .rfind("'algorithm.epochs' = 1e+12: gives 1e+14 steps; "
+            .rfind("'algorithm.epochs' = 1000000000000: gives 100000000000000 steps; "
                    "must give <= 1099511627776 (2^40)",
                    0) == 0);
 }
