@@ -289,7 +289,8 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
                        "continuous), else over /orders (recorded); attribute conversion names the one attaining "
                        "epsilon; Gaussian-DP entries (attribute mu, epsilon_orders = gdp, conversion = gdp): the "
                        "exact mu-GDP profile inverted (Dong, Roth & Su 2022 Cor 2.13), rounded outward");
-      vector_dataset(file, "orders", c.orders);
+      // The root's one array, a dimension scale: xarray.open_dataset(file, engine="h5netcdf") opens it.
+      hdf5::make_scale(vector_dataset(file, "orders", c.orders), "orders");
       H5::Group analyses = file.createGroup("analyses");
       for (const auto& e : c.entries) {
         H5::DataSet d = vector_dataset(analyses, e.result.name, e.result.R);

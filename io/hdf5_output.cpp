@@ -479,11 +479,23 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
     s.R = create_row_dataset<double>(s.file, "R", {s.orders});
     write_string_attribute(s.R, "units", kUnitsRdp);
     write_string_attribute(s.R, "description", kDescriptionR);
+    // /step and /orders are the dimension scales of every record-by-order array (netCDF-4's
+    // coordinates: xarray.open_dataset(file, engine="h5netcdf") opens the root with them).
+    hdf5::make_scale(s.step, "step");
+    hdf5::make_scale(orders_dataset, "orders");
+    const auto by_step = [&](const H5::DataSet& d) { hdf5::attach_scales(d, {s.step}, {"step"}); };
+    const auto by_step_and_order = [&](const H5::DataSet& d) {
+      hdf5::attach_scales(d, {s.step, orders_dataset}, {"step", "orders"});
+    };
+    by_step(s.t);
+    by_step(s.lsi);
+    by_step_and_order(s.R);
 
     // Closed forms are rows too: one per record, appended with it.
     const H5::Group closed_forms_group = create_ordered_group(s.file, "closed_forms");
     for (const ClosedFormLabel& label : closed_forms) {
       s.closed_forms.push_back(create_row_dataset<double>(closed_forms_group, label.name, {s.orders}));
+      by_step_and_order(s.closed_forms.back());
       write_string_attribute(s.closed_forms.back(), "citation", label.citation);
       write_string_attribute(s.closed_forms.back(), "role", label.role);
       write_string_attribute(s.closed_forms.back(), "units", kUnitsRdp);
@@ -491,6 +503,7 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
     const H5::Group extras = create_ordered_group(s.file, "extras");
     for (const RowSeriesSpec& spec : row_series) {
       s.series.push_back(create_row_dataset<double>(extras, spec.name, {s.orders}));
+      by_step_and_order(s.series.back());
       write_string_attribute(s.series.back(), "kind", kKindRows);
       write_string_attribute(s.series.back(), "description", spec.description);
       write_string_attribute(s.series.back(), "units", spec.units);

@@ -2,9 +2,11 @@
 // Small HDF5 writing helpers shared by the report formats of io/ (comparison, sweep): scalar
 // attributes as UTF-8 strings or float64, and float64 datasets of any shape.
 #include <H5Cpp.h>
+#include <H5DSpublic.h>
 
 #include <ctime>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,22 @@ inline H5::DataSet string_dataset(const H5::Group& g, const std::string& name, c
   for (const auto& v : values) pointers.push_back(v.c_str());
   if (!pointers.empty()) d.write(pointers.data(), type);
   return d;
+}
+
+/// Makes `d` a dimension scale named `name` (netCDF-4 / xarray read it as a coordinate).
+inline void make_scale(const H5::DataSet& d, const std::string& name) {
+  if (H5DSset_scale(d.getId(), name.c_str()) < 0) throw std::runtime_error("H5DSset_scale failed for " + name);
+}
+
+/// Attaches scale i to dimension i of `d` and labels the dimension with `labels[i]` (h5py:
+/// .dims[i].label): xarray's h5netcdf engine then opens the file with its coordinates.
+inline void attach_scales(const H5::DataSet& d, const std::vector<H5::DataSet>& scales,
+                          const std::vector<std::string>& labels) {
+  for (std::size_t i = 0; i < scales.size(); ++i) {
+    if (H5DSattach_scale(d.getId(), scales[i].getId(), static_cast<unsigned>(i)) < 0 ||
+        H5DSset_label(d.getId(), static_cast<unsigned>(i), labels[i].c_str()) < 0)
+      throw std::runtime_error("attaching the dimension scale " + labels[i] + " failed");
+  }
 }
 
 }  // namespace rdpdyn::hdf5

@@ -39,20 +39,6 @@ std::string joined_keys(const SweepResult& r) {
   return out;
 }
 
-void make_scale(const H5::DataSet& d, const std::string& name) {
-  if (H5DSset_scale(d.getId(), name.c_str()) < 0) throw std::runtime_error("H5DSset_scale failed for " + name);
-}
-
-/// Attaches scale i to dimension i and labels the dimension with the scale's name (h5py: .dims[i].label).
-void attach_scales(const H5::DataSet& d, const std::vector<H5::DataSet>& scales,
-                   const std::vector<std::string>& labels) {
-  for (std::size_t i = 0; i < scales.size(); ++i) {
-    if (H5DSattach_scale(d.getId(), scales[i].getId(), static_cast<unsigned>(i)) < 0 ||
-        H5DSset_label(d.getId(), static_cast<unsigned>(i), labels[i].c_str()) < 0)
-      throw std::runtime_error("attaching the dimension scale " + labels[i] + " failed");
-  }
-}
-
 void write_surface(H5::Group& sweep, const SweepResult& r, const SweepSurface& s) {
   using namespace hdf5;
   H5::Group g = sweep.createGroup(s.name);

@@ -102,4 +102,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check("sweep runs", r.returncode == 0, r.stderr)
     a = check_file("sweep", out, "sweep")
     check("sweep: points is a number", isinstance(a.get("points"), np.floating) and a["points"] == 6.0, a.get("points"))
+
+    # solve and compare files open with xarray's h5netcdf engine, with their coordinates (they used
+    # to fail: "no dimension scale associated"); sweep files did already.
+    import xarray as xr
+    out = os.path.join(tmp, "xr_solve.h5")
+    r = subprocess.run([RDPDYN, "solve", os.path.join(EX, "figure1_lambda1.toml"), "-o", out, "--quiet"],
+                       capture_output=True, text=True)
+    with xr.open_dataset(out, engine="h5netcdf") as ds:
+        check("xarray opens a solve file: R over (step, orders), with coordinates",
+              ds["R"].dims == ("step", "orders") and "step" in ds.coords and "orders" in ds.coords
+              and ds["t"].dims == ("step",) and float(ds["orders"][0]) == 10.0, ds)
+    with xr.open_dataset(out, engine="h5netcdf", group="closed_forms") as ds:
+        check("xarray opens /closed_forms", ds["cor1"].dims == ("step", "orders"), ds)
+    out = os.path.join(tmp, "xr_compare.h5")
+    r = subprocess.run([RDPDYN, "compare", os.path.join(EX, "figure1_lambda1.toml"), "-o", out, "--quiet"],
+                       capture_output=True, text=True)
+    with xr.open_dataset(out, engine="h5netcdf") as ds:
+        check("xarray opens a compare file with its orders", "orders" in ds.coords, ds)
 finish()
