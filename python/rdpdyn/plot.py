@@ -25,16 +25,26 @@ EXIT_BAD_INPUT = 2
 STATUS_COLOURS = {"published": "tab:blue", "derived": "tab:green", "disputed": "tab:orange", "exact": "tab:red",
                   "lower-bound": "tab:gray", "record-specific": "tab:purple", "heuristic": "tab:olive",
                   "released-lower-bound": "tab:brown"}
-# Line styles of the closed forms, in the order the file lists them (R itself is solid).
-CLOSED_FORM_STYLES = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)), (0, (3, 1, 1, 1))]
+# Colour, line style and marker of each closed form, in the order the file lists them (R itself is
+# solid black): colour and style both differ, so a closed form equal to R still shows (its markers).
+CLOSED_FORM_STYLES = [("tab:red", "--", "o"), ("tab:blue", ":", "s"), ("tab:green", "-.", "^"),
+                      ("tab:orange", (0, (5, 1, 1, 1, 1, 1)), "D"), ("tab:purple", (0, (1, 3)), "v"),
+                      ("tab:brown", (0, (8, 2)), "P"), ("tab:cyan", (0, (3, 1, 1, 1)), "X")]
+# Line styles that tell apart curves of the compare plot drawn in the same colour.
+COMPARE_STYLES = ["-", "--", "-.", ":"]
+# Runs without discrete steps (docs/hdf5.md, root attribute `algorithm`): their x axis is the time t.
+CONTINUOUS_ALGORITHMS = ("langevin", "pdi")
+# Below this many records a solve curve is drawn with a marker at each record.
+FEW_RECORDS = 20
 # Units of the keys most often swept (docs/config.md); others are labelled by their key alone.
 KEY_UNITS = {"algorithm.sigma": "C21 noise scale", "algorithm.noise_multiplier": "noise std / clipping norm",
              "algorithm.steps": "steps", "algorithm.eta": "step size = time per step",
              "algorithm.n": "records", "algorithm.batch_size": "records",
              "algorithm.sampling_rate": "probability", "algorithm.sensitivity": "gradient norm",
-             "report.delta": "probability", "lsi.lambda": "1/(parameter units)^2",
+             "report.delta": "probability", "lsi.lambda": "strong convexity of the loss",
              "lsi.c": "1/(parameter units)^2"}
-EPSILON_UNITS = "nats"
+# epsilon is a log-likelihood ratio (privacy loss): natural log, not an information quantity in nats.
+EPSILON_UNITS = "natural log"
 
 
 class PlotInputError(ValueError):
@@ -107,6 +117,7 @@ def _read_solve(f):
     extra = {n: f.attrs[n] for n in _text(f.attrs.get("extra_attributes", "")).splitlines()}
     return {"orders": f["orders"][()], "steps": f["step"][()], "t": f["t"][()], "R": f["R"][()],
             "closed_forms": closed, "epsilon": extra.get("epsilon"), "delta": extra.get("delta"),
+            "algorithm": _text(f.attrs.get("algorithm", "")),
             "title": f"{_text(f.attrs.get('config_path', ''))}  ({_text(f.attrs['engine'])}, "
                      f"gamma {_text(f.attrs['gamma_mode'])}, LSI {_text(f.attrs['lsi_model'])})"}
 
@@ -120,7 +131,10 @@ def _read_compare(f):
                          "reason": _text(a["reason"]), "R": d[()], "epsilon": None if math.isnan(eps) else eps,
                          "best_order": float(a["best_order"])})
     delta = float(f.attrs["delta"])
-    return {"orders": f["orders"][()], "analyses": analyses, "best": _text(f["best/R"].attrs["name"]),
+    # Privacy profiles and trade-off curves (schema >= 4; only entries that know them).
+    curves = {name: {k: g[k][()] for k in ("profile_epsilon", "profile_delta", "tradeoff_alpha", "tradeoff_beta")
+                     if k in g} for name, g in f.get("curves", {}).items()}
+    return {"orders": f["orders"][()], "analyses": analyses, "curves": curves, "best": _text(f["best/R"].attrs["name"]),
             "delta": None if math.isnan(delta) else delta, "title": _text(f.attrs.get("config_path", ""))}
 
 
@@ -162,74 +176,181 @@ def chosen_orders(orders, wanted=None, count=4):
     return sorted({int(np.argmin(np.abs(y - target))) for target in np.linspace(y[0], y[-1], count)})
 
 
+def _closed_form_label(name, c, width=70):
+    """The legend entry of a closed form: the whole citation, wrapped (a cut one read "(the )")."""
+    return textwrap.fill(f"{name}: {c['role']}" + (f", {c['citation']}" if c["citation"] else ""), width)
+
+
 def draw_solve(fig, data, orders=None):
     from matplotlib.lines import Line2D
-    ax = fig.add_subplot(1, 1, 1)
-    steps = np.asarray(data["steps"], dtype=float)
+    continuous = data.get("algorithm") in CONTINUOUS_ALGORITHMS
+    x = np.asarray(data["t"] if continuous else data["steps"], dtype=float)
+    xlabel = "time t (C21 units)" if continuous else "steps K (count)"
     picked = chosen_orders(data["orders"], orders)
-    curves = [("R (rdpdyn)", data["R"], "-")] + [
-        (f"{name}, {c['role']} ({c['citation'][:40]})", c["R"], CLOSED_FORM_STYLES[i % len(CLOSED_FORM_STYLES)])
-        for i, (name, c) in enumerate(data["closed_forms"].items())]
-    logx = spans_decades(steps[steps > 0], 2)
-    keep = steps > 0 if logx else np.ones_like(steps, dtype=bool)  # step 0 has no place on a log axis
-    colours = [f"C{i % 10}" for i in range(len(picked))]
-    for colour, j in zip(colours, picked):
-        for _, values, style in curves:
-            ax.plot(steps[keep], values[keep, j], linestyle=style, color=colour,
-                    linewidth=2.0 if style == "-" else 1.2)
-    shown = np.concatenate([v[keep][:, picked].ravel() for _, v, _ in curves])
-    ax.set_xscale("log" if logx else "linear")
-    ax.set_yscale("log" if spans_decades(shown, 2) else "linear")
-    ax.set_xlabel("steps K (count)")
-    ax.set_ylabel(r"Rényi divergence bound $R_\alpha$ (nats)")
-    order_legend = ax.legend([Line2D([], [], color=c, linewidth=2) for c in colours],
-                             [rf"$\alpha$ = {data['orders'][j]:g}" for j in picked], loc="upper left", fontsize=8)
-    ax.add_artist(order_legend)
-    ax.legend([Line2D([], [], color="black", linestyle=s, linewidth=2.0 if s == "-" else 1.2) for _, _, s in curves],
-              [label for label, _, _ in curves], loc="lower right", fontsize=7)
+    closed = list(data["closed_forms"].items())
+    few = len(x) < FEW_RECORDS  # a line between two records far apart reads as a spike: mark each record
+    logx = spans_decades(x[x > 0], 2)
+    keep = x > 0 if logx else np.ones_like(x, dtype=bool)  # step 0 has no place on a log axis
+    shown = np.concatenate([data["R"][keep][:, picked].ravel()] + [c["R"][keep][:, picked].ravel() for _, c in closed])
+    logy = spans_decades(shown, 2)
+    # One panel per order: colours then name the closed forms, not the orders.
+    rows, cols = (1, len(picked)) if len(picked) <= 2 else (2, (len(picked) + 1) // 2)
+    labels = [_closed_form_label(name, c) for name, c in closed]
+    legend_lines = 1 + sum(label.count("\n") + 1 for label in labels)
+    # The legend takes the free cell of the grid, else a last row (matplotlib 3.6 has no "outside"
+    # legend under constrained layout).
+    spare = rows * cols > len(picked)
+    grid = fig.add_gridspec(rows + (not spare), cols,
+                            height_ratios=[1] * rows + ([] if spare else [0.05 + 0.045 * legend_lines * rows]))
+    axes = [fig.add_subplot(grid[k // cols, k % cols]) for k in range(len(picked))]
+    for ax in axes[1:]:
+        ax.sharex(axes[0])
+    handles = {"R (rdpdyn)": Line2D([], [], color="black", linewidth=2.2, marker="." if few else None)}
+    for ax, j in zip(axes, picked):
+        r = data["R"][keep, j]
+        # On a log axis R = 0 (the start) is left out rather than drawn as a drop to the bottom.
+        valid = lambda v: (v > 0) & np.isfinite(v) if logy else np.isfinite(v)
+        ax.plot(x[keep][valid(r)], r[valid(r)], color="black", linewidth=2.2, marker="." if few else None,
+                markersize=8, zorder=2)
+        drawn = [r]
+        for i, (name, c) in enumerate(closed):
+            colour, style, marker = CLOSED_FORM_STYLES[i % len(CLOSED_FORM_STYLES)]
+            v = c["R"][keep, j]
+            ok = valid(v)
+            # A closed form equal to R would hide under it: its markers (at every record, or spread) show it.
+            same = any(ok.any() and np.allclose(v[ok], d[ok], rtol=1e-6, atol=0) for d in drawn)
+            drawn.append(v)
+            mark = marker if few or same else None
+            # Spread along the drawn curve, offset per closed form: markers of equal curves interleave.
+            every = (0.03 * (i % 4), 0.12) if same and not few else None
+            ax.plot(x[keep][ok], v[ok], color=colour, linestyle=style, linewidth=1.4, marker=mark, markevery=every,
+                    markersize=4 + 1.5 * i, markerfacecolor="none", zorder=3)  # growing: equal points nest
+            handles.setdefault(labels[i], Line2D([], [], color=colour, linestyle=style, linewidth=1.4,
+                                                                   marker=marker, markerfacecolor="none"))
+        ax.set_xscale("log" if logx else "linear")
+        ax.set_yscale("log" if logy else "linear")
+        ax.set_title(rf"$\alpha$ = {data['orders'][j]:g}", fontsize=9)
+        ax.grid(True, which="major", alpha=0.3)
+        if not (x > 0).any():  # steps = 0: nothing after the start to draw
+            ax.text(0.5, 0.5, "no step recorded after the start\n(steps = 0: R = 0)", transform=ax.transAxes,
+                    ha="center", va="center", fontsize=9, color="dimgrey")
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1)
+        elif few and not logx:
+            ax.set_xlim(left=min(0.0, x.min()), right=x.max() * 1.05)  # the last record off the frame's edge
+    for k, ax in enumerate(axes):
+        if k % cols == 0:
+            ax.set_ylabel(r"Rényi bound $R_\alpha$ (nats)")
+        if k >= len(picked) - cols:
+            ax.set_xlabel(xlabel)
+    legend_ax = fig.add_subplot(grid[rows - 1, cols - 1] if spare else grid[rows, :])
+    legend_ax.axis("off")
+    legend_ax.legend(list(handles.values()), list(handles), loc="center", ncol=1, fontsize=7, frameon=False)
     title = data["title"]
     if data.get("epsilon") is not None:
         title += f"\nepsilon = {float(data['epsilon']):.4g} at delta = {float(data['delta']):g} (final step)"
-    ax.set_title(title, fontsize=9)
-    ax.grid(True, which="major", alpha=0.3)
+    fig.suptitle(title, fontsize=9)
+
+
+def _same_curve_groups(analyses):
+    """The analyses grouped by equal R over the orders (a curve drawn twice hides the first)."""
+    groups = []
+    for a in analyses:
+        for g in groups:
+            if np.allclose(a["R"], g[0]["R"], rtol=1e-9, atol=0, equal_nan=True):
+                g.append(a)
+                break
+        else:
+            groups.append([a])
+    return groups
 
 
 def draw_compare(fig, data):
+    from matplotlib.lines import Line2D
     valid = [a for a in data["analyses"] if a["applies"]]
     if not valid:
         raise PlotInputError(f"'{data['path']}': no analysis applies to this run; nothing to draw")
-    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
+    curves = {n: c for n, c in data.get("curves", {}).items()
+              if all(k in c for k in ("profile_epsilon", "profile_delta", "tradeoff_alpha", "tradeoff_beta"))}
+    if curves:  # privacy profile and trade-off curve below the two panels
+        (left, right), (profile, tradeoff) = fig.subplots(2, 2, gridspec_kw={"width_ratios": [1.1, 1]})
+    else:
+        left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
     with_eps = data["delta"] is not None
-    # Left: epsilon (or R at the largest order without a delta) per analysis that applies.
-    values = [a["epsilon"] if with_eps else a["R"][-1] for a in valid]
+    # Left: epsilon (or R at the largest order without a delta) per analysis that applies, as dots:
+    # a bar on a log axis starts at an arbitrary value, and a linear bar hides the small ones.
+    values = np.array([a["epsilon"] if with_eps else a["R"][-1] for a in valid], dtype=float)
     ypos = np.arange(len(valid))
-    left.barh(ypos, values, color=[STATUS_COLOURS.get(a["status"], "grey") for a in valid])
+    statuses = list(dict.fromkeys(a["status"] for a in valid))
+    log = spans_decades(values, 1) and np.all(values > 0)
+    base = values[values > 0].min() / 3 if log else 0.0
+    left.hlines(ypos, base, values, color="lightgrey", linewidth=1, zorder=1)
+    left.scatter(values, ypos, s=36, zorder=2, color=[STATUS_COLOURS.get(a["status"], "grey") for a in valid])
     left.set_yticks(ypos, [("* " if a["name"] == data["best"] else "") + a["name"] for a in valid], fontsize=7)
     left.invert_yaxis()
     for y, v in zip(ypos, values):
-        left.annotate(f"{v:.4g}", (v, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
-    if spans_decades(values, 1):
+        left.annotate(f"{v:.4g}", (v, y), xytext=(5, 0), textcoords="offset points", va="center", fontsize=7)
+    if log:
         left.set_xscale("log")
+        left.set_xlim(base, values.max() * 8)  # room for the value labels
+    else:
+        left.set_xlim(0, max(values.max(), 1e-12) * 1.25)
     left.set_xlabel(f"epsilon at delta = {data['delta']:g} ({EPSILON_UNITS})" if with_eps
                     else f"R at alpha = {data['orders'][-1]:g} (nats)")
     left.set_title("* best; colour = status", fontsize=8)
-    from matplotlib.patches import Patch
-    left.legend([Patch(color=c) for c in STATUS_COLOURS.values()], list(STATUS_COLOURS), fontsize=7, loc="lower right")
+    left.grid(True, axis="x", alpha=0.3)
+    # Only the statuses drawn, below the axes: inside it would cover a value label.
+    left.legend([Line2D([], [], marker="o", linestyle="", color=STATUS_COLOURS.get(s, "grey")) for s in statuses],
+                statuses, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=min(len(statuses), 4),
+                frameon=False)
     absent = [a["name"] for a in data["analyses"] if not a["applies"]]
     if absent:  # their reasons are in the file (/analyses/<name> attribute `reason`)
-        fig.supxlabel(textwrap.fill("do not apply here: " + ", ".join(absent), 150), fontsize=7, color="dimgrey")
-    # Right: R against the order for every analysis that applies.
+        fig.supxlabel(textwrap.fill("do not apply here: " + ", ".join(absent), 180), fontsize=7, color="dimgrey")
+    # Right: R against the order; analyses with equal R share one curve and one legend entry.
     orders = np.asarray(data["orders"], dtype=float)
-    for i, a in enumerate(valid):
+    for i, group in enumerate(_same_curve_groups(valid)):
+        a = group[0]
+        style = "--" if a["status"] == "disputed" else COMPARE_STYLES[(i // 10) % len(COMPARE_STYLES)]
         right.plot(orders, a["R"], marker="." if len(orders) < 30 else None, color=f"C{i % 10}",
-                   linestyle="-" if a["status"] != "disputed" else "--", label=a["name"])
+                   linestyle=style, label=textwrap.fill(" = ".join(g["name"] for g in group), 45))
     right.set_xscale("log" if spans_decades(orders, 1) else "linear")  # orders: often a hand list
     right.set_yscale("log" if spans_decades(np.concatenate([a["R"] for a in valid]), 2) else "linear")
     right.set_xlabel(r"Rényi order $\alpha$ (dimensionless)")
     right.set_ylabel(r"$R_\alpha$ bound (nats)")
-    right.legend(fontsize=6)
+    # Below the axes: inside, a dozen entries cover the curves.
+    right.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     right.grid(True, alpha=0.3)
+    if curves:
+        _draw_privacy_curves(profile, tradeoff, curves, data)
     fig.suptitle(data["title"], fontsize=9)
+
+
+def _draw_privacy_curves(profile, tradeoff, curves, data):
+    """delta(epsilon) and the trade-off curve of the entries that know them (/curves, docs/hdf5.md)."""
+    for i, (name, c) in enumerate(curves.items()):
+        style = dict(color=f"C{i % 10}", linestyle=COMPARE_STYLES[i % len(COMPARE_STYLES)], label=name)
+        positive = c["profile_delta"] > 0  # delta = 0 has no place on the log axis
+        profile.plot(c["profile_epsilon"][positive], c["profile_delta"][positive], **style)
+        tradeoff.plot(c["tradeoff_alpha"], c["tradeoff_beta"], **style)
+    if data["delta"] is not None:
+        profile.axhline(data["delta"], color="dimgrey", linewidth=0.8, linestyle=":",
+                        label=f"delta = {data['delta']:g}")
+    profile.set_yscale("log")
+    profile.set_xlabel(f"epsilon ({EPSILON_UNITS})")
+    profile.set_ylabel("delta(epsilon) (probability)")
+    profile.set_title("privacy profile (upper bound)", fontsize=8)
+    profile.legend(fontsize=6)
+    profile.grid(True, which="major", alpha=0.3)
+    alpha = np.linspace(0, 1, 101)
+    tradeoff.plot(alpha, 1 - alpha, color="dimgrey", linewidth=0.8, linestyle=":", label="perfect privacy (1 - alpha)")
+    tradeoff.set_xlim(0, 1)
+    tradeoff.set_ylim(0, 1)
+    tradeoff.set_aspect("equal", adjustable="box")
+    tradeoff.set_xlabel("type I error alpha (probability)")
+    tradeoff.set_ylabel("type II error beta (probability)")
+    tradeoff.set_title("trade-off curve (lower bound on beta)", fontsize=8)
+    tradeoff.legend(fontsize=6)
+    tradeoff.grid(True, alpha=0.3)
 
 
 def _axis_label(key):
@@ -237,51 +358,104 @@ def _axis_label(key):
     return f"{key} ({units})" if units else key
 
 
+def cell_edges(values, log):
+    """Edges of the cells centred on sampled axis values: midpoints (in log space on a log axis),
+    the outer cells as wide as their neighbours; on a linear axis of positive values (eta, a
+    diameter) never below 0, on a log axis positive by construction."""
+    v = np.asarray(values, dtype=float)
+    if v.size == 1:
+        return np.array([v[0] / 2, v[0] * 2]) if log else np.array([v[0] - 0.5, v[0] + 0.5])
+    u = np.log(v) if log else v
+    mid = (u[1:] + u[:-1]) / 2
+    edges = np.concatenate([[u[0] - (mid[0] - u[0])], mid, [u[-1] + (u[-1] - mid[-1])]])
+    if log:
+        return np.exp(edges)
+    if v.min() > 0:
+        edges[0] = max(edges[0], 0.0)
+    return edges
+
+
+def _sweep_value(data, s):
+    if s["epsilon"] is not None:
+        return s["epsilon"], f"epsilon at delta = {data['delta']:g} ({EPSILON_UNITS})"
+    return s["R"][..., -1], f"R at alpha = {data['orders'][-1]:g} (nats)"  # no [report] delta: the largest order
+
+
+def shared_levels(values, log, count=5):
+    """Round contour levels over the common range of every panel (the same lines in each)."""
+    from matplotlib import ticker
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & ((v > 0) if log else True)]
+    if v.size < 2 or v.min() == v.max():
+        return np.array([])
+    if log:  # 1, 2, 5 per decade, thinned to about `count`
+        levels = np.array([m * 10.0 ** e for e in range(int(np.floor(np.log10(v.min()))), int(np.ceil(np.log10(v.max()))) + 1)
+                           for m in (1, 2, 5)])
+        levels = levels[(levels > v.min()) & (levels < v.max())]
+        return levels[::max(1, int(np.ceil(len(levels) / count)))]
+    levels = np.asarray(ticker.MaxNLocator(count, steps=[1, 2, 2.5, 5, 10]).tick_values(v.min(), v.max()))
+    return levels[(levels > v.min()) & (levels < v.max())]
+
+
 def draw_sweep(fig, data, analysis=None):
-    from matplotlib import colors
+    from matplotlib import colors, ticker
     names = [analysis] if analysis else list(data["surfaces"])
     if analysis and analysis not in data["surfaces"]:
         raise PlotInputError(f"--analysis: '{analysis}' is not in the file (it has {', '.join(data['surfaces'])})")
     keys = list(data["axes"])
-    axes = fig.subplots(1, len(names), squeeze=False)[0]
+    # Beyond two axes: the first value of each further axis (said in the suptitle).
+    fixed = {k: data["axes"][k][0] for k in keys[2:]}
+    pick = lambda z: z[(slice(None),) * min(2, z.ndim) + (0,) * max(0, z.ndim - 2)]
+    surfaces = {name: pick(np.asarray(_sweep_value(data, data["surfaces"][name])[0], dtype=float)) for name in names}
+    what = _sweep_value(data, data["surfaces"][names[0]])[1]
+    x = np.asarray(data["axes"][keys[0]], dtype=float)
+    notes = []
+    for name in names:
+        invalid = int(np.sum(data["surfaces"][name]["reason"] != ""))
+        if invalid:
+            notes.append(f"{name}: {invalid} points blank (see /sweep/{name}/reason)")
+    if len(keys) == 1:  # one axis: one curve per analysis on one axes, not a panel each
+        ax = fig.add_subplot(1, 1, 1)
+        for i, name in enumerate(names):
+            ax.plot(x, surfaces[name], marker=".", color=f"C{i % 10}", linestyle=COMPARE_STYLES[i % 4],
+                    label=f"{name} ({data['surfaces'][name]['status']})")
+        ax.set_xscale("log" if log_axis(x) else "linear")
+        ax.set_yscale("log" if spans_decades(np.concatenate(list(surfaces.values())), 2) else "linear")
+        ax.set_xlabel(_axis_label(keys[0]))
+        ax.set_ylabel(what)
+        ax.legend(fontsize=7)
+        ax.grid(True, which="major", alpha=0.3)
+        fig.suptitle(data["title"] + ("\n" + "; ".join(notes) if notes else ""), fontsize=9)
+        return
+    y = np.asarray(data["axes"][keys[1]], dtype=float)
+    logx, logy = log_axis(x), log_axis(y)
+    every = np.concatenate([z[np.isfinite(z)].ravel() for z in surfaces.values()])
+    # One colour scale and one set of contour levels for every panel: the same colour is the same epsilon.
+    log = spans_decades(every, 1) and every.size > 0 and every.min() > 0
+    lo, hi = (every.min(), every.max()) if every.size else (0.0, 1.0)
+    norm = colors.LogNorm(lo, hi) if log else colors.Normalize(lo, hi)
+    levels = shared_levels(every, log)
+    axes = fig.subplots(1, len(names), squeeze=False, sharey=True)[0]
     for ax, name in zip(axes, names):
         s = data["surfaces"][name]
-        if s["epsilon"] is not None:
-            z, what = s["epsilon"], f"epsilon at delta = {data['delta']:g} ({EPSILON_UNITS})"
-        else:  # no [report] delta: the bound at the largest order
-            z, what = s["R"][..., -1], f"R at alpha = {data['orders'][-1]:g} (nats)"
-        # Beyond two axes: the first value of each further axis (said in the title).
-        fixed = {k: data["axes"][k][0] for k in keys[2:]}
-        z = z[(slice(None),) * min(2, z.ndim) + (0,) * max(0, z.ndim - 2)]
-        x = np.asarray(data["axes"][keys[0]], dtype=float)
-        if z.ndim == 1:
-            ax.plot(x, z, marker=".")
-            ax.set_xscale("log" if log_axis(x) else "linear")
-            ax.set_yscale("log" if spans_decades(z, 2) else "linear")
-            ax.set_xlabel(_axis_label(keys[0]))
-            ax.set_ylabel(what)
-        else:
-            y = np.asarray(data["axes"][keys[1]], dtype=float)
-            zt = np.ma.masked_invalid(z.T)  # rows = second axis; invalid points blank
-            log = spans_decades(zt.compressed(), 1) and zt.compressed().min() > 0
-            norm = colors.LogNorm() if log else colors.Normalize()
-            mesh = ax.pcolormesh(x, y, zt, shading="nearest", norm=norm, cmap="viridis")
-            fig.colorbar(mesh, ax=ax, label=what)
-            if min(len(x), len(y)) >= 2 and zt.count() >= 4:
-                vmin, vmax = zt.min(), zt.max()
-                levels = (np.geomspace(vmin, vmax, 7)[1:-1] if log else np.linspace(vmin, vmax, 7)[1:-1])
-                if np.all(np.diff(levels) > 0):
-                    contours = ax.contour(x, y, zt, levels=levels, colors="white", linewidths=0.8)
-                    ax.clabel(contours, fmt="%.3g", fontsize=7)
-            ax.set_xscale("log" if log_axis(x) else "linear")
-            ax.set_yscale("log" if log_axis(y) else "linear")
-            ax.set_xlabel(_axis_label(keys[0]))
-            ax.set_ylabel(_axis_label(keys[1]))
-        invalid = int(np.sum(s["reason"] != ""))
-        note = f"; {invalid} points blank (see /sweep/{name}/reason)" if invalid else ""
-        at = "".join(f"; {k} = {v:g}" for k, v in fixed.items())
-        ax.set_title(f"{name} ({s['status']}){at}{note}", fontsize=8)
-    fig.suptitle(data["title"], fontsize=9)
+        zt = np.ma.masked_invalid(surfaces[name].T)  # rows = second axis; invalid points blank
+        mesh = ax.pcolormesh(cell_edges(x, logx), cell_edges(y, logy), zt, norm=norm, cmap="viridis")
+        if min(len(x), len(y)) >= 2 and zt.count() >= 4 and len(levels):
+            contours = ax.contour(x, y, zt, levels=levels, colors="white", linewidths=0.8)
+            ax.clabel(contours, inline=True, fmt=ticker.FuncFormatter(lambda v, _: f"{v:.3g}"), fontsize=7)
+        ax.set_xscale("log" if logx else "linear")
+        ax.set_yscale("log" if logy else "linear")
+        ax.xaxis.set_major_locator(ticker.LogLocator(numticks=5) if logx else ticker.MaxNLocator(5))
+        ax.tick_params(axis="x", labelrotation=30)  # long values would overprint
+        ax.set_xlabel(_axis_label(keys[0]))
+        ax.set_title(f"{name} ({s['status']})", fontsize=8)
+    axes[0].set_ylabel(_axis_label(keys[1]))
+    bar = fig.colorbar(mesh, ax=list(axes), label=what)
+    if log and len(levels):  # the contour levels as the ticks: a log bar within a decade has none else
+        bar.set_ticks(levels, labels=[f"{v:.3g}" for v in levels])
+    at = "; ".join(f"{k} = {v:g}" for k, v in fixed.items())
+    caption = [data["title"]] + ([f"at {at} (first value of each further axis)"] if at else []) + notes
+    fig.suptitle("\n".join(textwrap.fill(c, 160) for c in caption), fontsize=9)
 
 
 # ---- the command ---------------------------------------------------------------------------------
@@ -342,6 +516,17 @@ def save_atomically(fig, output, dpi, palette=None):
             os.remove(tmp)
 
 
+def figure_size(data, orders=None, analysis=None):
+    """Width and height in inches: room for the panels each kind draws."""
+    if data["kind"] == "solve":
+        n = len(chosen_orders(data["orders"], orders))
+        return (7.5, 4.6) if n == 1 else (9.0, 5.0) if n == 2 else (9.0, 8.0)
+    if data["kind"] == "compare":
+        return (11.0, 9.0) if data.get("curves") else (11.0, 5.2)
+    panels = 1 if analysis or len(data["axes"]) == 1 else len(data["surfaces"])
+    return (max(5.0 * panels + 1.0, 6.5), 4.8)
+
+
 def plot_file(path, output=None, orders=None, analysis=None, dpi=100):
     """Draws the rdpdyn output `path` into `output` (PNG, PDF or SVG by its suffix; default: path with
     .png); returns it."""
@@ -353,8 +538,7 @@ def plot_file(path, output=None, orders=None, analysis=None, dpi=100):
     if analysis and data["kind"] != "sweep":
         raise PlotInputError("--analysis applies to sweep files only")
     plt = pyplot()
-    width = {"solve": 7.0, "compare": 10.0, "sweep": 5.0 * (1 if analysis else len(data.get("surfaces", [0])))}
-    fig = plt.figure(figsize=(max(width[data["kind"]], 5.5), 4.6), layout="constrained")
+    fig = plt.figure(figsize=figure_size(data, orders, analysis), layout="constrained")
     try:
         if data["kind"] == "solve":
             draw_solve(fig, data, orders)

@@ -125,3 +125,153 @@ def test_bad_options_exit_2(outputs, args, words, tmp_path):
     r = run("plot", outputs["solve"], *(args if "-o" in args else ["-o", tmp_path / "x.png", *args]))
     assert r.returncode == 2 and words in r.stderr, (r.returncode, r.stderr)
     assert not (tmp_path / "x.png").exists()
+
+
+# ---- what the pictures show (drawn in-process into a Figure and inspected) ----------------------
+
+def figure_of(path, **options):
+    """The figure plot_file would write for `path`, open for inspection."""
+    plt = plot.pyplot()
+    data = plot.read_output(path)
+    fig = plt.figure(figsize=plot.figure_size(data), layout="constrained")
+    {"solve": plot.draw_solve, "compare": plot.draw_compare, "sweep": plot.draw_sweep}[data["kind"]](fig, data, **options)
+    return fig
+
+
+def legend_texts(fig):
+    return [t.get_text() for ax in fig.axes for leg in [ax.get_legend()] if leg for t in leg.get_texts()]
+
+
+@pytest.fixture(scope="module")
+def more(tmp_path_factory):
+    """Runs of the findings: a long run with two records, a run of 0 steps, a Langevin and a PDI run,
+    DP-SGD accounting with privacy curves, a one-axis sweep."""
+    d = tmp_path_factory.mktemp("more")
+    one = d / "one.toml"
+    text = (EXAMPLES / "sweep_surface.toml").read_text()
+    one.write_text(text[:text.index("[[sweep.axis]]")] +
+                   '[[sweep.axis]]\nkey = "algorithm.sigma"\nrange = { start = 0.01, stop = 1.0, count = 8, scale = "log" }\n')
+    commands = {
+        "long": ["solve", EXAMPLES / "figure1_lambda1.toml", "--set", "algorithm.steps=1000000",
+                 "--set", "output.record_steps=[1000000]"],
+        "zero": ["solve", EXAMPLES / "figure1_lambda1.toml", "--set", "algorithm.steps=0"],
+        "langevin": ["solve", EXAMPLES / "schedule_langevin.toml"],
+        "pdi": ["solve", EXAMPLES / "pdi_decaying_sensitivity.toml"],
+        "dpsgd": ["compare", EXAMPLES / "dpsgd_accounting.toml"],
+        "one": ["sweep", one],
+    }
+    files = {}
+    for kind, args in commands.items():
+        files[kind] = d / f"{kind}.h5"
+        r = run(*args, "-o", files[kind], "--quiet")
+        assert r.returncode == 0, r.stderr
+    return files
+
+
+def test_solve_few_records_marked_and_linear_time(more):
+    fig = figure_of(more["long"])
+    ax = fig.axes[0]
+    # Two records: each curve marks them (no spike), and no curve runs down to R = 0 on the log axis.
+    assert all(line.get_marker() not in (None, "None", "") for line in ax.get_lines())
+    assert ax.get_yscale() == "log" and all((line.get_ydata() > 0).all() for line in ax.get_lines())
+    assert any("steps K" in a.get_xlabel() for a in fig.axes) and ax.get_xlim()[0] >= 0
+
+
+def test_solve_log_steps_when_they_span_decades(outputs):
+    axes = [ax for ax in figure_of(outputs["solve"]).axes if ax.get_lines()]
+    assert axes and all(ax.get_xscale() == "log" for ax in axes)
+
+
+def test_solve_zero_steps_has_a_note_and_sane_limits(more):
+    ax = figure_of(more["zero"]).axes[0]
+    assert ax.get_xlim()[0] >= 0 and ax.get_xlim()[1] > 0
+    assert any("steps = 0" in t.get_text() for t in ax.texts)
+
+
+@pytest.mark.parametrize("kind", ["langevin", "pdi"])
+def test_continuous_runs_are_drawn_against_time(more, kind):
+    labels = {ax.get_xlabel() for ax in figure_of(more[kind]).axes if ax.get_lines()} - {""}
+    assert labels == {"time t (C21 units)"}
+
+
+def test_closed_forms_have_distinct_colour_and_style_and_full_labels(outputs):
+    fig = figure_of(outputs["solve"], orders=[10])
+    ax = fig.axes[0]
+    lines = ax.get_lines()[1:]  # the first is R
+    keys = [(str(line.get_color()), str(line.get_linestyle())) for line in lines]
+    assert len(lines) == 4 and len(set(keys)) == len(keys)
+    assert all(line.get_color() != ax.get_lines()[0].get_color() for line in lines)
+    # thm2 and cor1 equal R in this run: they carry markers so they show over it.
+    import numpy as np
+    r = ax.get_lines()[0].get_ydata()
+    for line in lines:
+        if np.allclose(line.get_ydata(), r, rtol=1e-6):
+            assert line.get_marker() not in (None, "None", "")
+    texts = " ".join(legend_texts(fig)).replace("\n", " ")
+    assert "(the stated theorem)" in texts and "(the )" not in texts
+
+
+def test_compare_dots_statuses_and_merged_equal_curves(outputs):
+    fig = figure_of(outputs["compare"])
+    left, right = fig.axes[:2]
+    data = plot.read_output(outputs["compare"])
+    present = {a["status"] for a in data["analyses"] if a["applies"]}
+    assert set(left.get_legend().get_texts() and [t.get_text() for t in left.get_legend().get_texts()]) == present
+    assert not left.patches  # dots, not bars from an arbitrary log origin
+    assert left.get_xscale() == "log" or left.get_xlim()[0] == 0
+    assert "natural log" in left.get_xlabel() and "nats" not in left.get_xlabel()
+    # ye-shokri-thm3.3 and its shifted form have equal R: one curve, both names.
+    labels = [t.get_text().replace("\n", "") for t in right.get_legend().get_texts()]
+    assert any("ye-shokri-thm3.3 = ye-shokri-thm3.3-shifted" in t for t in labels)
+    ys = [tuple(line.get_ydata()) for line in right.get_lines()]
+    assert len(ys) == len(set(ys))
+    # The status legend sits below the axes, clear of the value labels.
+    fig.canvas.draw()
+    legend_box = left.get_legend().get_window_extent()
+    assert legend_box.y1 <= left.get_window_extent().y0
+
+
+def test_compare_draws_privacy_curves(more):
+    fig = figure_of(more["dpsgd"])
+    assert len(fig.axes) == 4
+    profile, tradeoff = fig.axes[2:]
+    assert profile.get_yscale() == "log" and "epsilon" in profile.get_xlabel()
+    assert tradeoff.get_xlim() == (0, 1) and "type II" in tradeoff.get_ylabel()
+    assert "composition-pld" in [t.get_text() for t in tradeoff.get_legend().get_texts()]
+
+
+def test_sweep_shares_one_scale_and_levels(outputs):
+    fig = figure_of(outputs["sweep"])
+    panels = [ax for ax in fig.axes if ax.collections and ax.get_label() != "<colorbar>"]
+    meshes = [c for ax in panels for c in ax.collections if c.__class__.__name__ == "QuadMesh"]
+    assert len(panels) == 2 and len(meshes) == 2
+    assert len({(m.norm.vmin, m.norm.vmax) for m in meshes}) == 1
+    assert sum(ax.get_label() == "<colorbar>" for ax in fig.axes) == 1
+    # Contour levels: round values of the common range, the same in both panels (their labels).
+    import numpy as np
+    data = plot.read_output(outputs["sweep"])
+    every = np.concatenate([v["epsilon"].ravel() for v in data["surfaces"].values()])
+    levels = plot.shared_levels(every, log=True)
+    assert len(levels) and all(float(f"{v:.1g}") == v for v in levels)
+    for ax in panels:
+        labels = {t.get_text() for t in ax.texts}
+        assert labels and labels <= {f"{v:.3g}" for v in levels}
+    for ax in panels:  # cells stay on positive values of a log axis and at or above 0 otherwise
+        mesh = next(c for c in ax.collections if c.__class__.__name__ == "QuadMesh")
+        corners = mesh.get_coordinates()
+        assert corners[..., 0].min() > 0 and corners[..., 1].min() >= 0
+        assert all(t.get_rotation() != 0 for t in ax.get_xticklabels())
+
+
+def test_sweep_states_the_fixed_axes_and_lambda_unit():
+    assert "1/(parameter units)^2" not in plot._axis_label("lsi.lambda")
+    edges = plot.cell_edges([0.01, 0.02, 0.03], log=False)
+    assert edges[0] >= 0 and plot.cell_edges([0.01, 0.1, 1.0], log=True)[0] > 0
+
+
+def test_one_axis_sweep_is_curves(more):
+    fig = figure_of(more["one"])
+    assert len(fig.axes) == 1
+    ax = fig.axes[0]
+    assert len(ax.get_lines()) == len(plot.read_output(more["one"])["surfaces"])
+    assert ax.get_xscale() == "log" and "epsilon" in ax.get_ylabel()
