@@ -16,6 +16,7 @@ The configurations are those of examples/figure1_lambda*.toml, figure2_*.toml an
 ye_shokri_fmnist.toml, written here as dicts so the installed package needs no source tree (the
 test checks that they equal the examples).
 """
+import json
 import os
 import sys
 
@@ -145,18 +146,37 @@ def draw_fmnist(comparison, plt):
     return fig
 
 
+def plotted_numbers(name, data):
+    """The numbers a figure shows, small enough to commit beside its PNG (docs/figures/*.json): a
+    committed figure whose numbers differ from the program's fails python:figures."""
+    if name == "c21_figure1.png":
+        return {f"lambda={lam:g}": {f"alpha={a:g}": {"cor1": float(run.closed_forms["cor1"][-1, j]),
+                                                      "composition": float(run.closed_forms["composition"][-1, j])}
+                                    for j, a in enumerate(run.orders)} for lam, run in data.items()}
+    if name == "c21_figure2.png":
+        return {f"alpha={a:g}": {curve: float(values[-1, j]) for curve, values in data["curves"].items()}
+                for j, a in enumerate(data["orders"])}
+    return {"best": data.best["name"],
+            "epsilon": {a.name: float(a.epsilon) for a in data.analyses if a.applies and a.epsilon is not None}}
+
+
 def regenerate(directory):
-    """Writes the three PNGs into `directory` (atomically); returns {name: path}."""
+    """Writes the three PNGs into `directory` (atomically), each with the JSON of its numbers
+    (plotted_numbers); returns {name: path}."""
     plt = plot.pyplot()
     os.makedirs(directory, exist_ok=True)
     drawings = {"c21_figure1.png": (draw_figure1, figure1_data), "c21_figure2.png": (draw_figure2, figure2_data),
                 "ye_shokri_fmnist.png": (draw_fmnist, fmnist_data)}
     written = {}
-    for name, (draw, data) in drawings.items():
-        fig = draw(data(), plt)
+    for name, (draw, make) in drawings.items():
+        data = make()
+        fig = draw(data, plt)
         try:
             path = os.path.join(directory, name)
             plot.save_atomically(fig, path, DPI, PALETTE)
+            with open(os.path.splitext(path)[0] + ".json", "w", encoding="utf-8") as f:
+                json.dump(plotted_numbers(name, data), f, indent=1, sort_keys=True)
+                f.write("\n")
             written[name] = path
         finally:
             plt.close(fig)

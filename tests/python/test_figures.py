@@ -8,6 +8,7 @@ states them, with S_v = S_g / n. rdpdyn rounds every reported bound outward by a
 4 (K + 16) u relative after K steps (u = 2^-53; docs/math.md section 6): 4.5e-13 at K = 1000, hence
 the tolerance 1e-12 on C21's figures.
 """
+import json
 import math
 import os
 import pathlib
@@ -79,7 +80,26 @@ def test_regenerate_writes_three_small_pngs(tmp_path):
     for path in written.values():
         data = pathlib.Path(path).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and 5_000 < len(data) < 60_000, (path, len(data))
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(written)  # no temporary left
+    # Each PNG with the JSON of its numbers; no temporary left.
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        list(written) + [n.replace(".png", ".json") for n in written])
+    # The committed figures (docs/figures, shown in the README) show the program's numbers: a stale
+    # one (the README's Fashion-MNIST figure once showed pdi at 2.441 against 2.1805) fails here.
+    for name in written:
+        fresh = json.loads((tmp_path / name.replace(".png", ".json")).read_text())
+        committed = json.loads((SOURCE / "docs" / "figures" / name.replace(".png", ".json")).read_text())
+        assert_same_numbers(committed, fresh, name)
+
+
+def assert_same_numbers(committed, fresh, where):
+    if isinstance(fresh, dict):
+        assert set(committed) == set(fresh), (where, sorted(set(committed) ^ set(fresh)))
+        for k in fresh:
+            assert_same_numbers(committed[k], fresh[k], f"{where}/{k}")
+    elif isinstance(fresh, float):
+        assert committed == pytest.approx(fresh, rel=1e-9), (where, committed, fresh)
+    else:
+        assert committed == fresh, (where, committed, fresh)
 
 
 @pytest.mark.parametrize("example, config", [
