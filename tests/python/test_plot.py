@@ -35,9 +35,14 @@ def outputs(tmp_path_factory):
         "sweep": ["sweep", EXAMPLES / "sweep_surface.toml", "--set", "sweep.axis[0].range.count=6",
                   "--set", "sweep.axis[1].range.count=5", "--set", "orders.count=20"],
     }
+    return write_outputs(d, commands)
+
+
+def write_outputs(directory, commands):
+    """{kind: file} of the CLI's outputs of `commands` ({kind: arguments}) in `directory`."""
     files = {}
     for kind, args in commands.items():
-        files[kind] = d / f"{kind}.h5"
+        files[kind] = directory / f"{kind}.h5"
         r = run(*args, "-o", files[kind], "--quiet")
         assert r.returncode == 0, r.stderr
     return files
@@ -160,12 +165,7 @@ def more(tmp_path_factory):
         "dpsgd": ["compare", EXAMPLES / "dpsgd_accounting.toml"],
         "one": ["sweep", one],
     }
-    files = {}
-    for kind, args in commands.items():
-        files[kind] = d / f"{kind}.h5"
-        r = run(*args, "-o", files[kind], "--quiet")
-        assert r.returncode == 0, r.stderr
-    return files
+    return write_outputs(d, commands)
 
 
 def test_solve_few_records_marked_and_linear_time(more):
