@@ -26,6 +26,7 @@
 #include "apps/signals.hpp"
 #include "commands/accounting_run.hpp"
 #include "commands/calibrate.hpp"
+#include "commands/closed_form_check.hpp"
 #include "commands/compare.hpp"
 #include "commands/convergence_study.hpp"
 #include "commands/solve.hpp"
@@ -163,6 +164,35 @@ int run_solve(const std::string& config_path, const std::string& output, bool js
   if (!json && (output.empty() || table)) print_summary(report);
   if (!json && !output.empty() && !table) std::printf("rdpdyn solve: %s (the table: --table)\n", output.c_str());
   return 0;
+}
+
+/// `validate CONFIG`: R against every closed form that applies at the configured settings; exit 1
+/// when one contradicts R beyond `tolerance` (commands/closed_form_check.hpp).
+int run_validate_config(const std::string& config_path, double tolerance, rdpdyn::PetscSession& petsc,
+                        const std::vector<std::string>& sets) {
+  const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
+  const rdpdyn::EngineRegistry engines = engines_for(config, petsc);
+  const rdpdyn::RunReport report = rdpdyn::solve_run(config, engines);
+  if (petsc.rank() != 0) return 0;
+  const auto gaps = rdpdyn::closed_form_gaps(report, tolerance);
+  if (gaps.empty()) {
+    std::printf("no closed form applies at these settings (docs/config.md, \"Which closed forms are reported\")\n");
+    return 0;
+  }
+  std::printf("%-14s %-12s %22s %10s %8s  %s\n", "closed form", "role", "largest (R - form)/form", "at step", "order",
+              "verdict");
+  bool ok = true;
+  for (const auto& g : gaps) {
+    const char* verdict = g.contradicts ? "CONTRADICTS" : (g.role == "exact" ? "equal" : "consistent");
+    std::printf("%-14s %-12s %22.3e %10lld %8.4g  %s\n", g.name.c_str(), g.role.c_str(), g.relative_gap,
+                static_cast<long long>(g.step), g.order, verdict);
+    ok = ok && !g.contradicts;
+  }
+  std::printf(
+      "tolerance %.3g: an exact form must equal R and R may not lie below a lower bound; an upper "
+      "bound or baseline may lie on either side of R (another proof or gamma)\n",
+      tolerance);
+  return ok ? 0 : 1;
 }
 
 int run_convergence(const std::string& config_path, int grids, rdpdyn::PetscSession& petsc) {
@@ -425,8 +455,16 @@ int main(int argc, char** argv) {
   plot->add_option("--analysis", plot_analysis, "sweep: draw this analysis only (default: each)");
   plot->add_option("--dpi", plot_dpi, "Resolution of the picture (dots per inch)")->check(CLI::Range(10, 1200));
   plot->footer(kFooter);
-  auto* validate = app.add_subcommand("validate", "Run the built-in theorem suite against the engine");
-  std::string convergence_config;
+  auto* validate = app.add_subcommand(
+      "validate", "Run the built-in theorem suite; with CONFIG, R against every closed form at its settings");
+  std::string convergence_config, validate_config;
+  double validate_tolerance = 1e-9;
+  validate->add_option(
+      "config", validate_config,
+      "A configuration: tabulate R against every closed form that applies (exit 1 on a contradiction)");
+  validate->add_option("--tolerance", validate_tolerance, "Relative tolerance of validate CONFIG")
+      ->check(CLI::Range(0.0, 1.0));
+  add_set(validate);
   int grids = 4;
   validate->add_option("--convergence", convergence_config,
                        "Grid-refinement study of the finite-difference engine on CONFIG");
@@ -502,6 +540,8 @@ int main(int argc, char** argv) {
       code = run_calibrate(calibrate_config, calibration, calibrate_for, calibrate_json, petsc, sets);
     else if (!convergence_config.empty())
       code = run_convergence(convergence_config, grids, petsc);
+    else if (!validate_config.empty())
+      code = run_validate_config(validate_config, validate_tolerance, petsc, sets);
     else
       code = run_validate(petsc.rank());
     // As -options_left: a PETSc option nothing read is most likely misspelt.

@@ -8,6 +8,7 @@ import atexit
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -114,6 +115,14 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", enum_cfg)
     check("an enumeration's near miss: did you mean", r.returncode == 2 and 'did you mean "strongly-convex"' in r.stderr,
           r.stderr)
+    # validate CONFIG: R against the closed forms at the user's settings; exit 1 on a contradiction.
+    tight = os.path.join(EXAMPLES, "figure2_tight.toml")
+    r = run("validate", tight)
+    check("validate CONFIG: the exact form equals R, exit 0",
+          r.returncode == 0 and re.search(r"thm3-exact +exact +[-0-9.e+]+ +1000 .* equal", r.stdout), r.stdout)
+    r = run("validate", tight, "--tolerance", "1e-15")
+    check("validate CONFIG --tolerance 1e-15: the exact form's rounding gap contradicts, exit 1",
+          r.returncode == 1 and "CONTRADICTS" in r.stdout, (r.returncode, r.stdout))
     r = run("solve", os.path.join(tmp, "missing.toml"))
     check("missing config exits 2 with the system's reason", r.returncode == 2 and "cannot be read: No such file or directory" in r.stderr, r.stderr)
     r = run("solve", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "-o", os.path.join(tmp, "no", "dir.h5"))
@@ -358,7 +367,8 @@ with tempfile.TemporaryDirectory() as tmp:
         (["solv", fig1_path], "did you mean 'solve' instead of 'solv'?"),
         (["compare", fig1_path, "--quite"], "did you mean '--quiet'"),
         (["solve", fig1_path, "extra.toml"], "not expected: extra.toml"),
-        (["validate", "sc.toml"], "not expected: sc.toml"),
+        (["validate", "sc.toml", "extra.toml"], "not expected: extra.toml"),
+        (["validate", "sc.toml"], "cannot be read: No such file or directory"),
         (["solve", EXAMPLES], "is a directory, not a configuration file"),
         (["solve", fig1_path, "-o", tmp], "is a directory; give a file name"),
         (["solve", fig1_path, "-o", "/proc/x.h5"], "cannot be written: No such file or directory"),
