@@ -8,13 +8,14 @@
 
 #include "io/config_document.hpp"
 #include "io/toml_section.hpp"
+#include "models/size_limits.hpp"
 #include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
 
-/// Values held at once (points x orders x analyses): beyond this the arrays would not fit in memory.
+/// Values held at once (points x orders x analyses), as a double for the products it bounds.
+constexpr auto kMaxSweepValuesD = static_cast<double>(limits::kMaxSweepValues);
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
-constexpr double kMaxSweepValues = 268435456.0;          // 2^28 doubles = 2 GiB per array kind
 
 struct SweepConfiguration::State {
   toml::value base;  ///< the file with the overrides applied and [sweep] removed
@@ -56,9 +57,9 @@ SweepAxis parse_axis(const Section& s, const std::set<std::string>& earlier) {
     if (scale != "linear" && scale != "log")
       throw SpecError(r.key("scale"), "\"" + scale + "\"", "must be one of \"linear\", \"log\"");
     if (count < 2) throw SpecError(r.key("count"), std::to_string(count), "must be >= 2 (one value: values = [x])");
-    if (static_cast<double>(count) > kMaxSweepValues)  // before the values are made
+    if (static_cast<double>(count) > kMaxSweepValuesD)  // before the values are made
       throw SpecError(r.key("count"), std::to_string(count),
-                      "must be <= " + format_number(kMaxSweepValues) +
+                      "must be <= " + format_number(kMaxSweepValuesD) +
                           " (2^28): points x orders x analyses is limited to 2^28 values (docs/config.md, Limits)");
     if (!(stop != start)) throw SpecError(r.key("stop"), format_number(stop), "must differ from start");
     if (scale == "log" && !(start > 0.0 && stop > 0.0))
@@ -112,9 +113,9 @@ SweepSpec parse_sweep(const Section& s) {
     spec.axes.push_back(parse_axis(a, keys));
     keys.insert(spec.axes.back().key);
     points *= static_cast<double>(spec.axes.back().values.size());
-    if (points > kMaxSweepValues)
+    if (points > kMaxSweepValuesD)
       throw SpecError(s.key("axis"), format_number(points) + " points",
-                      "the number of points exceeds " + format_number(kMaxSweepValues) +
+                      "the number of points exceeds " + format_number(kMaxSweepValuesD) +
                           " (2^28), the limit of points x orders x analyses: split the sweep (docs/config.md, Limits)");
   }
   if (spec.axes.empty()) throw SpecError(s.key("axis"), "[]", "a sweep needs at least one [[sweep.axis]]");
@@ -150,10 +151,10 @@ SweepConfiguration SweepConfiguration::parse(const std::string& text, const std:
   state->orders = orders_from_document(state->base);
   const double values = static_cast<double>(state->spec.point_count()) * static_cast<double>(state->orders.size()) *
                         static_cast<double>(state->spec.analyses.size());
-  if (values > kMaxSweepValues)
+  if (values > kMaxSweepValuesD)
     throw SpecError("sweep.axis", format_number(static_cast<double>(state->spec.point_count())) + " points",
                     "points x orders x analyses = " + format_number(values) + " values exceeds " +
-                        format_number(kMaxSweepValues) + ": split the sweep");
+                        format_number(kMaxSweepValuesD) + ": split the sweep");
   state->text = effective_config_text(text, overrides);
   state->source = source_name;
   state->overrides = overrides;

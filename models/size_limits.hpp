@@ -27,8 +27,8 @@ inline constexpr std::int64_t kMaxEvents = std::int64_t{1} << 20;
 /// Entries of one array of the configuration text, checked before the TOML parser runs: toml11
 /// (3.7) reads an array in time quadratic in its entries (seconds at 2^16), so the longest lists
 /// (orders, tables, record_steps) share this limit, and the entries squared, summed over the
-/// arrays of a file, may not exceed two such arrays (a table of alpha and R; a 1024 x 1024 Hessian
-/// is 2^30): about 20 s of parsing at most.
+/// arrays of a file (an array counting the entries of the arrays nested in it), may not exceed two
+/// such arrays (a table of alpha and R; a 256 x 256 Hessian is one): about 20 s of parsing at most.
 inline constexpr std::int64_t kMaxArrayEntries = std::int64_t{1} << 16;
 inline constexpr double kMaxArrayParseWork = 2.0 * 65536.0 * 65536.0;
 
@@ -48,14 +48,19 @@ inline constexpr std::int64_t kMaxGridCells = std::int64_t{1} << 22;
 /// than cells add nothing.
 inline constexpr std::int64_t kMaxGammaSamples = std::int64_t{1} << 16;
 
-/// quadratic.hessian dimension d: every step of the exact model decomposes d x d matrices
-/// (O(d^3)) and keeps two of them per step (16 d^2 bytes).
-inline constexpr std::int64_t kMaxQuadraticDimension = 1024;
+/// quadratic.hessian dimension d: its d^2 entries are one array of arrays for the TOML parser,
+/// whose time is quadratic in them, so d^2 may be at most an array's entries (2^16); and every
+/// step of the exact model decomposes d x d matrices (O(d^3)).
+inline constexpr std::int64_t kMaxQuadraticDimension = 256;
 
 /// algorithm.n: counts of records beyond 2^53 are not exact in a double.
 inline constexpr double kMaxDatasetSize = 9007199254740992.0;  // 2^53
 
-/// A configuration file: the largest legitimate one, a 1024 x 1024 Hessian, is about 20 MB.
+/// A sweep's range count, its points and points x orders x analyses: the surfaces are kept in
+/// memory, 2^28 doubles (2 GiB) per array at the limit.
+inline constexpr std::int64_t kMaxSweepValues = std::int64_t{1} << 28;
+
+/// A configuration file: the longest legitimate lists (two arrays of 2^16 numbers) are a few MB.
 inline constexpr std::int64_t kMaxConfigBytes = std::int64_t{64} << 20;
 
 }  // namespace rdpdyn::limits
