@@ -164,5 +164,8 @@ const std::vector<Analysis>& analysis_registry();
 const Analysis* find_analysis(std::string_view name);
 /// "a, b, c": the registered names, for messages.
 std::string analysis_names();
+/// The rule an unknown analysis name breaks: 'must be one of ...' (with "best" first when
+/// `best_allowed`), and "did you mean" the registered name nearest to `name` when it is a near miss.
+std::string unknown_analysis_rule(std::string_view name, bool best_allowed);
 
 }  // namespace rdpdyn

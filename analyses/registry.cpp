@@ -1,5 +1,6 @@
 // The one catalogue of analyses. A new analysis is one entry here (and its file in analyses/).
 #include <string>
+#include <vector>
 
 #include "analyses/altschuler_talwar_2022.hpp"
 #include "analyses/analysis.hpp"
@@ -9,6 +10,7 @@
 #include "analyses/bounded_domain_pabi.hpp"
 #include "analyses/kong_ribero_2024.hpp"
 #include "analyses/liang_2025.hpp"
+#include "numerics/near_miss.hpp"
 #include "analyses/composition.hpp"
 #include "analyses/composition_pld.hpp"
 #include "analyses/steinke_2025.hpp"
@@ -502,6 +504,15 @@ std::string analysis_names() {
   std::string out;
   for (const auto& a : analysis_registry()) out += (out.empty() ? "" : ", ") + a.name;
   return out;
+}
+
+std::string unknown_analysis_rule(std::string_view name, bool best_allowed) {
+  std::vector<std::string> names;
+  if (best_allowed) names.emplace_back("best");
+  for (const auto& a : analysis_registry()) names.push_back(a.name);
+  const std::string near = closest_name(name, names);
+  return std::string(best_allowed ? "must be \"best\" or one of " : "must be one of ") + analysis_names() +
+         (near.empty() ? "" : " (did you mean \"" + near + "\"?)");
 }
 
 }  // namespace rdpdyn

@@ -137,7 +137,7 @@ class Curve {
     } else if (const Analysis* a = find_analysis(request.analysis)) {
       chosen_.push_back(a);
     } else {
-      throw SpecError("--analysis", "\"" + request.analysis + "\"", "must be best or one of " + analysis_names());
+      throw SpecError("--analysis", "\"" + request.analysis + "\"", unknown_analysis_rule(request.analysis, true));
     }
   }
 

@@ -54,6 +54,6 @@ inline constexpr const char* kUnitsOrder = "Renyi order alpha (dimensionless, > 
 /// One version for the files of solve, compare and sweep (docs/hdf5.md, "Schema versioning"):
 /// 2 added /extras; 3 the root attribute `command` and the common root attributes in compare and
 /// sweep files; 4 delta at [report] epsilon (solve, compare) and the PLD entries' curves (compare).
-inline constexpr int kHdf5SchemaVersion = 4;
+inline constexpr int kHdf5SchemaVersion = 5;
 
 }  // namespace rdpdyn

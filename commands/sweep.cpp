@@ -94,7 +94,7 @@ void check_sweep_analyses(const SweepSpec& spec) {
     const std::string& name = spec.analyses[i];
     if (name != kBestAnalysis && !find_analysis(name))
       throw SpecError("sweep.analyses[" + std::to_string(i) + "]", "\"" + name + "\"",
-                      "must be \"best\" or one of " + analysis_names());
+                      unknown_analysis_rule(name, true));
     if (std::find(spec.analyses.begin(), spec.analyses.begin() + static_cast<std::ptrdiff_t>(i), name) !=
         spec.analyses.begin() + static_cast<std::ptrdiff_t>(i))
       throw SpecError("sweep.analyses[" + std::to_string(i) + "]", "\"" + name + "\"", "is listed twice");

@@ -290,10 +290,19 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
                        "epsilon; Gaussian-DP entries (attribute mu, epsilon_orders = gdp, conversion = gdp): the "
                        "exact mu-GDP profile inverted (Dong, Roth & Su 2022 Cor 2.13), rounded outward");
       // The root's one array, a dimension scale: xarray.open_dataset(file, engine="h5netcdf") opens it.
-      hdf5::make_scale(vector_dataset(file, "orders", c.orders), "orders");
+      const H5::DataSet orders = vector_dataset(file, "orders", c.orders);
+      hdf5::make_scale(orders, "orders");
+      // Every R has one value per order (NaN where there is none: an entry that does not apply, no
+      // best), so each is a variable over the one dimension "orders" (schema >= 5).
+      const auto over_orders = [&](const H5::Group& group, const std::string& name, const std::vector<double>& R) {
+        const H5::DataSet d =
+            vector_dataset(group, name, R.size() == c.orders.size() ? R : std::vector<double>(c.orders.size(), kNaN));
+        hdf5::attach_scales(d, {orders}, {"orders"});
+        return d;
+      };
       H5::Group analyses = file.createGroup("analyses");
       for (const auto& e : c.entries) {
-        H5::DataSet d = vector_dataset(analyses, e.result.name, e.result.R);
+        H5::DataSet d = over_orders(analyses, e.result.name, e.result.R);
         number_attribute(d, "applies", e.result.applies ? 1.0 : 0.0);
         string_attribute(d, "reason", e.result.reason);
         string_attribute(d, "status", status_name(e.status));
@@ -332,7 +341,7 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
         }
       }
       H5::Group best = file.createGroup("best");
-      H5::DataSet d = vector_dataset(best, "R", c.best_R);
+      H5::DataSet d = over_orders(best, "R", c.best_R);
       string_attribute(d, "name", c.best_name);
       string_attribute(d, "status", c.best_name.empty() ? "" : status_name(c.best_status));
       number_attribute(d, "include_disputed", c.include_disputed ? 1.0 : 0.0);

@@ -41,9 +41,7 @@ EpsilonAtOrder Session::epsilon(const RunConfig& run, std::span<const double> R,
 
 ComparisonEntry Session::analyse(const RunConfig& run, std::string_view name, std::optional<double> delta) const {
   const Analysis* analysis = find_analysis(name);
-  if (!analysis)
-    throw SpecError("analysis", "\"" + std::string(name) + "\"",
-                    "is not registered; one of " + rdpdyn::analysis_names());
+  if (!analysis) throw SpecError("analysis", "\"" + std::string(name) + "\"", unknown_analysis_rule(name, false));
   const EngineRegistry engines = engines_of(run);
   const TrainingRun training = training_run_of(run.spec);
   const AnalysisInput input{run, training, engines};

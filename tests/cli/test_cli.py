@@ -143,7 +143,7 @@ with tempfile.TemporaryDirectory() as tmp:
         attrs = f.attrs
         with open(cfg) as c:
             check("config attribute is the file", attrs["config"] == c.read())
-        check("schema version", int(attrs["schema_version"]) == 4)
+        check("schema version", int(attrs["schema_version"]) == 5)
         check("command attr", attrs["command"] == "solve", attrs.get("command"))
         check("engine attr", attrs["engine"] == "characteristics", attrs["engine"])
         check("gamma mode attr", attrs["gamma_mode"] == "optimal", attrs["gamma_mode"])

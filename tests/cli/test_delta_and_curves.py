@@ -164,7 +164,7 @@ with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "c.h5")
     run("compare", DPSGD, "-o", out, "--quiet", "--set", "report.epsilon=2")
     with h5py.File(out, "r") as f:
-        check("HDF5: schema version 4", int(f.attrs["schema_version"]) == 4, f.attrs["schema_version"])
+        check("HDF5: schema version 5", int(f.attrs["schema_version"]) == 5, f.attrs["schema_version"])
         check("HDF5: root epsilon", f.attrs["epsilon"] == 2.0, f.attrs.get("epsilon"))
         check("HDF5: delta_at_epsilon per analysis", f["analyses/composition-pld"].attrs["delta_at_epsilon"]
               == pld["delta_at_epsilon"] and f["analyses/composition-sgm"].attrs["delta_at_epsilon"] == sgm["delta_at_epsilon"])

@@ -35,7 +35,7 @@ def is_number_text(text):
 def check_file(label, path, command):
     with h5py.File(path, "r") as f:
         a = f.attrs
-        check(f"{label}: schema_version is an int32 = 4", a["schema_version"].dtype == np.int32 and a["schema_version"] == 4,
+        check(f"{label}: schema_version is an int32 = 5", a["schema_version"].dtype == np.int32 and a["schema_version"] == 5,
               repr(a.get("schema_version")))
         for name, value in (("program", "rdpdyn"), ("command", command)):
             check(f"{label}: {name} = {value}", a.get(name) == value, a.get(name))
@@ -120,4 +120,30 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     with xr.open_dataset(out, engine="h5netcdf") as ds:
         check("xarray opens a compare file with its orders", "orders" in ds.coords, ds)
+    # Its groups too (schema 5): every entry's R over "orders", NaN where the entry does not apply.
+    with xr.open_dataset(out, engine="h5netcdf", group="analyses") as ds:
+        check("xarray opens /analyses: every entry over orders, its attributes kept",
+              all(ds[v].dims == ("orders",) for v in ds.data_vars) and "pdi" in ds.data_vars
+              and ds["pdi"].attrs["applies"] == 1.0 and float(ds["pdi"][0]) > 0, ds)
+        check("/analyses: an entry that does not apply is NaN at every order, with its reason",
+              ds["chourasia-cor2"].attrs["applies"] == 0.0 and bool(np.isnan(ds["chourasia-cor2"]).all())
+              and "squared loss" in ds["chourasia-cor2"].attrs["reason"], ds["chourasia-cor2"])
+    with h5py.File(out, "r") as f:
+        version = int(f.attrs["schema_version"])
+    # docs/hdf5.md states the version the program writes, and its history ends there, in order.
+    doc = open(os.path.join(SOURCE, "docs", "hdf5.md"), encoding="utf-8").read()
+    history = [int(v) for v in re.findall(r"^\| (\d+) \|", doc, re.M)]
+    check("docs/hdf5.md: its title's schema version is the program's",
+          re.match(r"# HDF5 output \(schema version (\d+)\)", doc).group(1) == str(version), version)
+    check("docs/hdf5.md: the history table lists versions 1 to the program's, in order",
+          history == list(range(1, version + 1)), history)
+    # The root attribute `algorithm`: the documented names are the program's algorithm kinds.
+    r = subprocess.run([RDPDYN, "solve", os.path.join(EX, "figure1_lambda1.toml"), "--set", 'algorithm.kind="zzz"'],
+                       capture_output=True, text=True)
+    kinds = set(re.findall(r'"([a-z-]+)"', r.stderr.split("must be one of", 1)[-1]))
+    row = re.search(r"^\| `algorithm` \|([^|]*)\|", doc, re.M).group(1)
+    check("docs/hdf5.md: the attribute `algorithm` lists every algorithm.kind",
+          kinds and set(re.findall(r"`([a-z-]+)`", row.split(":")[0])) == kinds, (kinds, row))
+    with xr.open_dataset(out, engine="h5netcdf", group="best") as ds:
+        check("xarray opens /best: R over orders", ds["R"].dims == ("orders",) and ds["R"].attrs["name"] != "", ds)
 finish()

@@ -226,7 +226,9 @@ TEST_CASE("Bad requests are refused with key, value and rule", "[calibrate]") {
   check({1.0, 0.0, CalibrationTarget::Sigma}, "--delta", "0", "must be in (0, 1)");
   check({1.0, 1.0, CalibrationTarget::Sigma}, "--delta", "1", "must be in (0, 1)");
   check({1.0, kDelta, CalibrationTarget::Sigma, "no-such"}, "--analysis", "\"no-such\"",
-        "must be best or one of " + analysis_names());
+        "must be \"best\" or one of " + analysis_names());
+  // A near miss is named (issue: did you mean for every enumeration).
+  check({1.0, kDelta, CalibrationTarget::Sigma, "pdf"}, "--analysis", "\"pdf\"", "(did you mean \"pdi\"?)");
   check({1.0, kDelta, CalibrationTarget::Sigma, "chourasia-cor2"}, "--analysis", "\"chourasia-cor2\"",
         "does not apply at sigma = 0.02: needs the squared loss");
 
