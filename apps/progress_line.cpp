@@ -30,15 +30,8 @@ void ProgressLine::update(std::size_t done, std::size_t total) {
   if (shown_ && done < total && std::chrono::duration<double>(now - last_draw_).count() < 0.1) return;
   last_draw_ = now;
   shown_ = true;
-  // The recent rate: from the oldest draw of the last ten seconds (or the start) to now.
-  recent_.emplace_back(elapsed, done);
-  while (recent_.size() > 2 && elapsed - recent_[1].first >= 10.0) recent_.pop_front();
-  const auto [t0, d0] = recent_.size() > 1 ? recent_.front() : std::pair<double, std::size_t>{0.0, 0};
-  const double span = elapsed - t0;
-  const double rate = span > 0.0 && done > d0 ? static_cast<double>(done - d0) / span
-                      : elapsed > 0.0         ? static_cast<double>(done) / elapsed
-                                              : 0.0;
-  const double left = rate > 0.0 ? static_cast<double>(total - done) / rate : 0.0;
+  const double rate = recent_.add(elapsed, done);
+  const double left = RecentRate::seconds_left(done, total, rate);
   std::fprintf(stderr, "\r\033[K%s: %zu/%zu %s (%.0f%%), %.3g %s/s, %.0f s left", label_.c_str(), done, total,
                unit_.c_str(), 100.0 * static_cast<double>(done) / static_cast<double>(total), rate, unit_.c_str(),
                left);

@@ -4,9 +4,9 @@
 // rank 0 under mpirun, and shown only once the work has run for `delay_seconds`.
 #include <chrono>
 #include <cstddef>
-#include <deque>
 #include <string>
-#include <utility>
+
+#include "numerics/recent_rate.hpp"
 
 namespace rdpdyn {
 
@@ -30,10 +30,8 @@ class ProgressLine {
   double delay_;
   Clock::time_point start_, last_draw_;
   bool shown_ = false;
-  /// (seconds since start, done) at recent draws: the rate, hence the time left, is that of the last
-  /// ten seconds (work that slows down, as later finite-difference steps do, is not foretold by
-  /// the average since the start).
-  std::deque<std::pair<double, std::size_t>> recent_;
+  /// The rate, hence the time left, of the last ten seconds of draws.
+  RecentRate recent_{10.0};
 };
 
 /// Progress is drawn when stderr is a terminal, --quiet was not given and this is rank 0.

@@ -38,6 +38,13 @@ def rel(x, ref):
 r = subprocess.run([RDPDYN, "compare", EXAMPLE, "--json"], capture_output=True, text=True, timeout=600)
 check("compare: exit 0", r.returncode == 0, r.stderr)
 obj = json.loads(r.stdout)
+# The run declares no eta, sensitivity or [lsi]: nothing is listed as vouched for (issue: "declared
+# constants: algorithm.sensitivity = 0 ... lsi.c = 0", values the user never declared).
+check("accounting-only run: no declared constants in the JSON", obj["declared_constants"] == [], obj["declared_constants"])
+r_text = subprocess.run([RDPDYN, "compare", EXAMPLE], capture_output=True, text=True, timeout=600)
+check("accounting-only run: the table says none are declared",
+      "declared constants (the configuration vouches for them; not checked): none" in r_text.stdout
+      and "lsi.c = 0" not in r_text.stdout and "algorithm.sensitivity = 0" not in r_text.stdout, r_text.stdout[-800:])
 a = {x["name"]: x for x in obj["analyses"]}
 sgm = a["composition-sgm"]
 check("composition-sgm applies", sgm["applies"], sgm["reason"])

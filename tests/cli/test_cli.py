@@ -104,6 +104,10 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", eps_cfg)
     check("solve with [report] delta: the epsilon line", r.returncode == 0 and "epsilon = " in r.stdout
           and "at delta = 1e-05" in r.stdout, r.stdout)
+    # Numbers for people to their significant digits (the order was printed as 10.11228842497).
+    check("solve: the epsilon line's order rounded (at most 4 decimals)",
+          re.search(r"epsilon = [0-9.]+ at delta = 1e-05 \(order [0-9]+(\.[0-9]{1,4})?, [a-z]+ conversion\)", r.stdout),
+          r.stdout)
     r = run("solve", eps_cfg, "-o", os.path.join(eps_dir, "eps.h5"))
     check("solve -o: no table", r.returncode == 0 and "R (rdpdyn)" not in r.stdout and "--table" in r.stdout,
           r.stdout)
@@ -115,6 +119,12 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", enum_cfg)
     check("an enumeration's near miss: did you mean", r.returncode == 2 and 'did you mean "strongly-convex"' in r.stderr,
           r.stderr)
+    r = run("calibrate", eps_cfg, "--epsilon", "1", "--delta", "1e-5", "--analysis", "pdf")
+    check("calibrate --analysis pdf: did you mean \"pdi\"", r.returncode == 2 and 'did you mean "pdi"' in r.stderr, r.stderr)
+    r = run("solve", eps_cfg, "--set", 'algorithm.eta={kind="cosine",from=0.1}')
+    check("an inline schedule's unknown key is named, with the key that names the preset",
+          r.returncode == 2 and "'algorithm.eta.kind' = \"cosine\": unknown key of an inline schedule" in r.stderr
+          and "schedule = \"cosine\"" in r.stderr, r.stderr)
     # validate CONFIG: R against the closed forms at the user's settings; exit 1 on a contradiction.
     tight = os.path.join(EXAMPLES, "figure2_tight.toml")
     r = run("validate", tight)
@@ -327,6 +337,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{sig.name}: the solve was writing its temporary", had_temporary, os.listdir(sigdir))
         check(f"{sig.name}: exit 128 + {int(sig)}", p.returncode == 128 + int(sig), (p.returncode, err))
         check(f"{sig.name}: no file left", os.listdir(sigdir) == [], os.listdir(sigdir))
+        check(f"{sig.name}: an 'interrupted' line says so", "rdpdyn: interrupted; no output file was written" in err, err)
     # A closed stdout ends the process quietly (no PETSc or MPI abort).
     r = subprocess.run(f"{RDPDYN} solve {os.path.join(EXAMPLES, 'fd_convergence.toml')} --json | head -c 5",
                        shell=True, capture_output=True, text=True, timeout=300)
