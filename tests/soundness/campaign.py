@@ -32,9 +32,13 @@ error estimate being below 1e-12). Runs drawn to break a documented rule on purp
 must be refused with exit code 2 by both commands; a valid run refused, an invalid one accepted,
 or a bound below the exact divergence makes the campaign fail (exit 1) and print the configuration.
 
-Not covered (docs/analyses.md, "Soundness campaign"): the analyses that need a projection
-([domain] diameter: altschuler-talwar-b1/b2/b3) or bounded per-record gradients (composition-sgm),
-Poisson sampling, Langevin runs, gamma fields and function LSI schedules. Maps theta -> L theta
+Not covered (docs/analyses.md, "Soundness campaign", lists the same): the analyses that need a
+projection ([domain] diameter: altschuler-talwar-b1/b2/b3, altschuler-talwar-thm5.6,
+pabi-bounded-domain, liang-2025-thm3.4, kong-ribero-2024, lsi.kind bounded-domain) or bounded
+per-record gradients (composition-sgm), Poisson sampling, Langevin runs (ganesh-lemma-c1, -i2) and
+kind pdi, gamma fields and function LSI schedules, the reference engine, add-remove and zero-out
+adjacency, records_per_user (ganesh-group-pld); steinke-last-iterate applies to no drawn run.
+Where those are checked instead: docs/analyses.md, "Soundness campaign". Maps theta -> L theta
 with L > 1 (`lipschitz` events) and lsi-restart events are drawn under lsi.kind recursion; with
 --expanding-maps, also expanding maps under the other kinds, which rdpdyn must refuse (exit 2):
 they fix c without carrying the map (found by this campaign; docs/analyses.md).
