@@ -57,11 +57,15 @@ std::string joined(const std::vector<std::string>& entries, const char* separato
 }
 
 /// The footer of the table: which constants the user vouches for, which the tool derived or checked.
+/// A heading and its items, one an indented line (read at a glance, not one 400-character line).
+std::string listed(const std::string& heading, const std::vector<std::string>& items) {
+  if (items.empty()) return heading + ": none\n";
+  return heading + ":\n  " + joined(items, "\n  ") + "\n";
+}
+
 std::string constants_footer(const ConstantProvenance& p) {
-  return "declared constants (the configuration vouches for them; not checked): " +
-         (p.declared.empty() ? std::string("none") : joined(p.declared, "; ")) +
-         "\nderived constants (computed or checked from what the run defines): " +
-         (p.derived.empty() ? std::string("none") : joined(p.derived, "; ")) + "\n";
+  return listed("declared constants (the configuration vouches for them; not checked)", p.declared) +
+         listed("derived constants (computed or checked from what the run defines)", p.derived);
 }
 }  // namespace
 
@@ -188,6 +192,17 @@ std::string comparison_table(const Comparison& c, bool wide) {
     }
     out << "\n";
   }
+  // best.R as a row of its own, under the R columns it shares.
+  std::snprintf(buf, sizeof buf, "%-30s %-20s %-7s", "(pointwise minimum: best.R)", "", "");
+  out << buf;
+  if (c.delta) out << std::string(1 + 10 + 1 + 8 + 1 + 11, ' ');
+  if (c.epsilon) out << std::string(1 + 11, ' ');
+  out << std::string(1 + 10, ' ');
+  for (std::size_t j : columns) {
+    std::snprintf(buf, sizeof buf, " %10.5g", j < c.best_R.size() ? c.best_R[j] : kNaN);
+    out << buf;
+  }
+  out << "\n";
   if (!wide && columns.size() < c.orders.size())
     out << "R at " << columns.size() << " of the " << c.orders.size()
         << " orders (every order: --wide, --json or -o)\n";
@@ -195,23 +210,18 @@ std::string comparison_table(const Comparison& c, bool wide) {
       << (c.include_disputed ? "published, derived and disputed (included by [report] include_disputed)"
                              : "published and derived");
   if (c.delta) out << " (smallest epsilon at delta = " << format_number(*c.delta) << ")";
-  out << "; pointwise minimum over the valid analyses:";
-  for (double r : c.best_R) {
-    std::snprintf(buf, sizeof buf, " %.5g", r);
-    out << buf;
-  }
   if (c.delta && c.best_mu) {
-    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s, mu = %.6g, exact GDP conversion)", c.best_epsilon,
+    std::snprintf(buf, sizeof buf, ": epsilon %.5g by %s, mu = %.6g, exact GDP conversion", c.best_epsilon,
                   c.best_name.c_str(), *c.best_mu);
     out << buf;
   } else if (const char* route = c.delta ? orderless_route(c.best_conversion) : nullptr) {
     // A route to epsilon besides R (pdi's Gaussian-DP per placement, the PLD accountant): no order.
-    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s, %s)", c.best_epsilon, c.best_name.c_str(), route);
+    std::snprintf(buf, sizeof buf, ": epsilon %.5g by %s, %s", c.best_epsilon, c.best_name.c_str(), route);
     out << buf;
   } else if (c.delta) {
     char at[64] = "";  // an epsilon without an order names none
     if (!std::isnan(c.best_order)) std::snprintf(at, sizeof at, " at alpha = %.6g", c.best_order);
-    std::snprintf(buf, sizeof buf, "  (epsilon %.5g: %s%s, %s conversion)", c.best_epsilon,
+    std::snprintf(buf, sizeof buf, ": epsilon %.5g by %s%s, %s conversion", c.best_epsilon,
                   c.best_name.empty() ? "none" : c.best_name.c_str(), at,
                   c.best_conversion.empty() ? "no" : c.best_conversion.c_str());
     out << buf;
@@ -229,10 +239,15 @@ std::string comparison_table(const Comparison& c, bool wide) {
     out << "WARNING: the tightest bound, " << c.best_name
         << ", is DISPUTED (a suspected gap in its proof; see below); "
            "without include_disputed it would not be best\n";
-  out << "status:";
+  // The statuses of the rows that apply, each with its meaning (every one: JSON `statuses`).
+  std::vector<std::string> shown;
   for (AnalysisStatus s : kAllStatuses)
-    out << (s == kAllStatuses[0] ? " " : "; ") << status_name(s) << " = " << status_meaning(s);
-  out << "\n";
+    for (const auto& e : c.entries)
+      if (e.status == s && e.result.applies) {
+        shown.push_back(std::string(status_name(s)) + ": " + status_meaning(s));
+        break;
+      }
+  out << listed("status", shown);
   out << "mu: Gaussian-DP parameter of the f-DP entries (R = alpha mu^2/2; epsilon by the exact mu-GDP profile, "
          "Dong, Roth & Su 2022 Cor 2.13)\n";
   if (c.epsilon)

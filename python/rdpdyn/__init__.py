@@ -161,7 +161,8 @@ class Calibration:
 
 class Sweep:
     """`rdpdyn sweep`: axes {key: values} in order, orders, and per analysis (surfaces[name]) R
-    (axes..., order), epsilon, best_order and conversion (axes...), reason; delta (axes...)."""
+    (axes..., order), epsilon, best_order and conversion (axes...), reason, chosen (for "best": the
+    analysis giving each point's value, an array of names; else empty); delta (axes...)."""
 
     def __init__(self, d):
         import numpy as np
@@ -193,9 +194,12 @@ class Sweep:
                 "reason": (("analysis",) + axes, stack("reason").astype(str)),
                 "conversion": (("analysis",) + axes, stack("conversion").astype(str)),
                 "delta": (axes, self.delta)}
-        # The entry that gave each point's value (a pointwise best): kept where the sweep has it.
-        if all(isinstance(self.surfaces[n].get("chosen"), np.ndarray) for n in names):
-            data["chosen"] = (("analysis",) + axes, stack("chosen").astype(str))
+        # The entry that gave each point's value of "best" (the HDF5 file's /sweep/best/chosen): kept
+        # whenever "best" is among the analyses, "" for the others (a named analysis is its own entry).
+        chosen = [self.surfaces[n].get("chosen") for n in names]
+        if any(isinstance(c, np.ndarray) for c in chosen):
+            chosen = [c if isinstance(c, np.ndarray) else np.full(self.invalid.shape, "", dtype=object) for c in chosen]
+            data["chosen"] = (("analysis",) + axes, np.stack(chosen).astype(str))
         coords = {"analysis": names, "orders": self.orders, **self.axes}
         return xr.Dataset(data, coords=coords,
                           attrs={"config_text": self.config_text,

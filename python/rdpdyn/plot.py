@@ -3,6 +3,7 @@
     solve    R against steps at a few orders (--orders), with the file's closed forms beside it
     compare  epsilon per analysis (status shown; the ones that do not apply listed) and R per order
     sweep    a heat map of epsilon over the first two axes with labelled contour lines, per analysis
+             (one axis: curves); the title states the configuration's values the sweep keeps fixed
 
 The command line runs `/usr/bin/python3 -m rdpdyn.plot` with PYTHONPATH at this package (README,
 "Pictures"); from Python, `plot_file(path, output)`. Files are read with h5py; matplotlib draws with
@@ -12,10 +13,11 @@ is left behind: the picture is written to a temporary sibling and renamed.
 """
 import argparse
 import math
-import textwrap
 import os
+import re
 import signal
 import sys
+import textwrap
 
 import numpy as np
 
@@ -151,8 +153,147 @@ def _read_sweep(f):
         orders = g["orders"][()]
     delta = next(iter(group.values()))["delta"][()]
     finite = delta[np.isfinite(delta)]
+    config = _text(f.attrs.get("config", ""))
     return {"axes": axes, "orders": orders, "surfaces": surfaces,
-            "delta": float(finite.flat[0]) if finite.size else None, "title": _text(f.attrs.get("config_path", ""))}
+            "delta": float(finite.flat[0]) if finite.size else None, "title": _text(f.attrs.get("config_path", "")),
+            "config": config, "fixed": fixed_parameters(config, keys)}
+
+
+# ---- the fixed parameters of a sweep (its caption) -----------------------------------------------
+
+# The line before the `--set` overrides in the root attribute `config` (io/config/overrides.cpp,
+# effective_config_text): each override follows as "# KEY=VALUE".
+OVERRIDES_MARKER = "# Overridden on the command line (--set), applied to the text above:"
+# Tables the caption leaves out: the sweep itself and where the output goes.
+CAPTION_SKIPPED_TABLES = ("sweep", "output")
+
+
+def _toml_value(text):
+    """The value of `--set KEY=VALUE` as the CLI reads it: a TOML value, else a bare word as a string."""
+    import tomllib
+    try:
+        return tomllib.loads(f"v = {text}\n")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _set_key(root, key, value):
+    """`--set` semantics: a dotted key with optional [index] parts set in the parsed document."""
+    parts = key.split(".")
+    node = root
+    for i, part in enumerate(parts):
+        m = re.fullmatch(r"([^\[\]]+)(?:\[(\d+)\])?", part)
+        if not m:
+            raise KeyError(key)
+        name, index = m.group(1), m.group(2)
+        last = i + 1 == len(parts)
+        if last and index is None:
+            node[name] = value
+            return
+        node = node.setdefault(name, {})
+        if index is not None:
+            if last:
+                node[int(index)] = value
+                return
+            node = node[int(index)]
+
+
+def _flatten(value, prefix, out):
+    """Dotted keys (`algorithm.schedule[0].eta`, the --set syntax) of every value under `prefix`."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else k, out)
+    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):  # an array of tables
+        for i, v in enumerate(value):
+            _flatten(v, f"{prefix}[{i}]", out)
+    else:
+        out[prefix] = value
+
+
+def fixed_parameters(config, axis_keys):
+    """{dotted key: value} of the sweep's configuration (the root attribute `config`: the file, then
+    its --set overrides) that the sweep does not vary: every key except the axes' (and anything
+    under them), [sweep] and [output]; algorithm.kind first. {} when the text cannot be read
+    (then the picture has no caption rather than a wrong one)."""
+    import tomllib
+    if not config:
+        return {}
+    text, _, overrides = config.partition(OVERRIDES_MARKER)
+    try:
+        doc = tomllib.loads(text)
+        for line in overrides.splitlines():
+            line = line.strip()
+            if line.startswith("#") and "=" in line:
+                key, _, value = line[1:].partition("=")
+                if re.split(r"[.\[]", key.strip())[0] not in CAPTION_SKIPPED_TABLES:  # left out anyway
+                    _set_key(doc, key.strip(), _toml_value(value.strip()))
+    except (tomllib.TOMLDecodeError, KeyError, IndexError, TypeError, AttributeError):
+        return {}
+    flat = {}
+    for table in doc:
+        if table not in CAPTION_SKIPPED_TABLES:
+            _flatten(doc[table], table, flat)
+    swept = lambda k: any(k == a or k.startswith(a + ".") or k.startswith(a + "[") for a in axis_keys)
+    fixed = {k: v for k, v in flat.items() if not swept(k)}
+    if "algorithm.kind" in fixed:
+        fixed = {"algorithm.kind": fixed.pop("algorithm.kind"), **fixed}
+    return fixed
+
+
+def format_number(v, digits=4):
+    """A number as a caption states it: integers exact, others to `digits` significant digits,
+    exponents without padding (1e-5, 2.5e6)."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    text = f"{float(v):.{digits}g}"
+    mantissa, e, exponent = text.partition("e")
+    return mantissa + (f"e{int(exponent)}" if e else "")
+
+
+def _format_value(v):
+    if isinstance(v, str):
+        return v if len(v) <= 40 else v[:38] + "..."
+    if isinstance(v, list):
+        if v and all(isinstance(r, list) for r in v):
+            return f"{len(v)} x {len(v[0])} matrix"
+        if all(isinstance(x, (int, float)) for x in v) and len(v) > 4:
+            return f"[{format_number(v[0])}, ..., {format_number(v[-1])}] ({len(v)} values)"
+        return "[" + ", ".join(_format_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {_format_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (int, float, np.number)):
+        return format_number(v)
+    return str(v)
+
+
+def fixed_caption(fixed, width=120):
+    """The fixed parameters as lines of at most `width` characters (where a value allows), grouped by
+    table, the algorithm first and the orders last: "fixed: algorithm: kind = noisy-gd, eta = 0.02,
+    n = 5000; lsi: kind = recursion; report: delta = 1e-5; orders: ..."; a line breaks between two
+    "key = value", never inside one."""
+    groups = {}
+    for key, value in fixed.items():
+        table, _, name = key.rpartition(".")
+        groups.setdefault(table, []).append(f"{name} = {_format_value(value)}")
+    if "orders" in groups:
+        groups["orders"] = groups.pop("orders")
+    words = ["fixed:"]
+    for g, (table, items) in enumerate(groups.items()):
+        last = g + 1 == len(groups)
+        for i, item in enumerate(items):
+            head = f"{table}: " if i == 0 and table else ""
+            words.append(head + item + ("," if i + 1 < len(items) else "" if last else ";"))
+    if len(words) == 1:
+        return ""
+    lines = [words[0]]
+    for word in words[1:]:
+        if len(lines[-1]) + 1 + len(word) > width:
+            lines.append(word)
+        else:
+            lines[-1] += " " + word
+    return "\n".join(lines)
 
 
 # ---- drawing -------------------------------------------------------------------------------------
@@ -377,7 +518,7 @@ def cell_edges(values, log):
 
 def _sweep_value(data, s):
     if s["epsilon"] is not None:
-        return s["epsilon"], f"epsilon at delta = {data['delta']:g} ({EPSILON_UNITS})"
+        return s["epsilon"], f"epsilon at delta = {format_number(data['delta'])} ({EPSILON_UNITS})"
     return s["R"][..., -1], f"R at alpha = {data['orders'][-1]:g} (nats)"  # no [report] delta: the largest order
 
 
@@ -397,14 +538,96 @@ def shared_levels(values, log, count=5):
     return levels[(levels > v.min()) & (levels < v.max())]
 
 
+def _label_size(fig, renderer, text, fontsize):
+    """Width and height in pixels of a contour label."""
+    from matplotlib.text import Text
+    box = Text(0, 0, text, figure=fig, size=fontsize).get_window_extent(renderer)
+    return box.width, box.height
+
+
+def _inside_label_point(path, box, width, height, pad):
+    """Where on `path` (display coordinates) a label of `width` x `height` pixels, turned along the
+    line, keeps its box `pad` pixels inside `box` (an axes' window extent): the middle, by arc
+    length, of the longest run of such vertices; None when no run is 1.5 label widths long (the
+    label and its gap in the line would not fit)."""
+    if len(path) < 2:
+        return None
+    # Every 2 pixels along the line: a coarse sweep's line has a vertex per cell only.
+    pieces = np.maximum(np.ceil(np.hypot(*np.diff(path, axis=0).T) / 2).astype(int), 1)
+    path = np.concatenate([a + np.linspace(0, 1, n, endpoint=False)[:, None] * (b - a)
+                           for a, b, n in zip(path[:-1], path[1:], pieces)] + [path[-1:]])
+    dx, dy = np.gradient(path[:, 0]), np.gradient(path[:, 1])
+    turn = np.hypot(dx, dy)
+    cos, sin = np.abs(dx) / np.maximum(turn, 1e-12), np.abs(dy) / np.maximum(turn, 1e-12)
+    hx, hy = (width * cos + height * sin) / 2 + pad, (width * sin + height * cos) / 2 + pad
+    inside = ((path[:, 0] - hx >= box.x0) & (path[:, 0] + hx <= box.x1) &
+              (path[:, 1] - hy >= box.y0) & (path[:, 1] + hy <= box.y1))
+    best, best_length = None, 1.5 * width
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], inside.astype(int), [0]])))
+    for start, stop in zip(edges[::2], edges[1::2]):  # the runs of inside vertices
+        run = path[start:stop]
+        steps = np.hypot(*np.diff(run, axis=0).T)
+        length = steps.sum()
+        if len(run) > 1 and length >= best_length:
+            arc = np.concatenate([[0.0], np.cumsum(steps)])
+            k = min(max(int(np.searchsorted(arc, length / 2)), 1), len(run) - 1)
+            f = (length / 2 - arc[k - 1]) / max(arc[k] - arc[k - 1], 1e-12)
+            best, best_length = run[k - 1] + f * (run[k] - run[k - 1]), length
+    return best
+
+
+def label_contours(fig, ax, contours, fmt, fontsize=7):
+    """Contour labels placed inline where their box lies inside the axes: on each line long enough,
+    the middle of its longest stretch away from the edges (matplotlib's own placement, which ignores
+    the edges, put labels across the frame), none closer than 1.2 label widths to another. Needs the
+    final layout (fig.draw_without_rendering() first). Returns the labels."""
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_window_extent(renderer)
+    pad = 2.0 * fig.dpi / 72  # points between the label's box and the frame
+    points, placed = [], []
+    for level, collection in zip(contours.levels, contours.collections):
+        width, height = _label_size(fig, renderer, fmt(level), fontsize)
+        for path in collection.get_paths():
+            p = _inside_label_point(ax.transData.transform(path.vertices), box, width, height, pad)
+            if p is None or any(math.hypot(*(p - q)) < 1.2 * width for q in placed):
+                continue
+            placed.append(p)
+            points.append(tuple(ax.transData.inverted().transform(p)))
+    if not points:
+        return []
+    labels = ax.clabel(contours, inline=True, manual=points, fmt=fmt, fontsize=fontsize)
+    # A last check: a label whose box still leaves the axes (a rounding of the layout) is dropped.
+    for t in list(labels):
+        b = t.get_window_extent(renderer)
+        if b.x0 < box.x0 or b.x1 > box.x1 or b.y0 < box.y0 or b.y1 > box.y1:
+            t.remove()
+            contours.labelTexts.remove(t)
+            labels.remove(t)
+    return labels
+
+
+def _sweep_ticks(axis, values, log):
+    """About 5 ticks; on a log axis spanning under two decades at 1, 2, 5 per decade in plain
+    numbers (powers of ten alone left a 0.25 .. 4 axis with the one tick 10^0)."""
+    from matplotlib import ticker
+    if not log:
+        axis.set_major_locator(ticker.MaxNLocator(5))
+    elif spans_decades(values, 2):
+        axis.set_major_locator(ticker.LogLocator(numticks=5))
+    else:
+        axis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: format_number(v)))
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def draw_sweep(fig, data, analysis=None):
-    from matplotlib import colors, ticker
+    from matplotlib import colors
     names = [analysis] if analysis else list(data["surfaces"])
     if analysis and analysis not in data["surfaces"]:
         raise PlotInputError(f"--analysis: '{analysis}' is not in the file (it has {', '.join(data['surfaces'])})")
     keys = list(data["axes"])
     # Beyond two axes: the first value of each further axis (said in the suptitle).
-    fixed = {k: data["axes"][k][0] for k in keys[2:]}
+    further = {k: data["axes"][k][0] for k in keys[2:]}
     pick = lambda z: z[(slice(None),) * min(2, z.ndim) + (0,) * max(0, z.ndim - 2)]
     surfaces = {name: pick(np.asarray(_sweep_value(data, data["surfaces"][name])[0], dtype=float)) for name in names}
     what = _sweep_value(data, data["surfaces"][names[0]])[1]
@@ -414,6 +637,14 @@ def draw_sweep(fig, data, analysis=None):
         invalid = int(np.sum(data["surfaces"][name]["reason"] != ""))
         if invalid:
             notes.append(f"{name}: {invalid} points blank (see /sweep/{name}/reason)")
+    # The title: the configuration, the values it keeps fixed (not the axes'), the blank points.
+    # Characters per line at 9 points: about 13 per inch of the figure.
+    width = int(fig.get_figwidth() * 13)
+    at = "; ".join(f"{k} = {format_number(v)}" for k, v in further.items())
+    caption = [data["title"], fixed_caption(data.get("fixed", {}), width)]
+    caption += [textwrap.fill(f"at {at} (first value of each further axis)", width)] if at else []
+    caption += [textwrap.fill(n, width) for n in notes]
+    title = "\n".join(c for c in caption if c)
     if len(keys) == 1:  # one axis: one curve per analysis on one axes, not a panel each
         ax = fig.add_subplot(1, 1, 1)
         for i, name in enumerate(names):
@@ -425,7 +656,7 @@ def draw_sweep(fig, data, analysis=None):
         ax.set_ylabel(what)
         ax.legend(fontsize=7)
         ax.grid(True, which="major", alpha=0.3)
-        fig.suptitle(data["title"] + ("\n" + "; ".join(notes) if notes else ""), fontsize=9)
+        fig.suptitle(title, fontsize=9)
         return
     y = np.asarray(data["axes"][keys[1]], dtype=float)
     logx, logy = log_axis(x), log_axis(y)
@@ -436,16 +667,18 @@ def draw_sweep(fig, data, analysis=None):
     norm = colors.LogNorm(lo, hi) if log else colors.Normalize(lo, hi)
     levels = shared_levels(every, log)
     axes = fig.subplots(1, len(names), squeeze=False, sharey=True)[0]
+    contours = {}
     for ax, name in zip(axes, names):
         s = data["surfaces"][name]
         zt = np.ma.masked_invalid(surfaces[name].T)  # rows = second axis; invalid points blank
         mesh = ax.pcolormesh(cell_edges(x, logx), cell_edges(y, logy), zt, norm=norm, cmap="viridis")
         if min(len(x), len(y)) >= 2 and zt.count() >= 4 and len(levels):
-            contours = ax.contour(x, y, zt, levels=levels, colors="white", linewidths=0.8)
-            ax.clabel(contours, inline=True, fmt=ticker.FuncFormatter(lambda v, _: f"{v:.3g}"), fontsize=7)
+            contours[ax] = ax.contour(x, y, zt, levels=levels, colors="white", linewidths=0.8)
         ax.set_xscale("log" if logx else "linear")
         ax.set_yscale("log" if logy else "linear")
-        ax.xaxis.set_major_locator(ticker.LogLocator(numticks=5) if logx else ticker.MaxNLocator(5))
+        _sweep_ticks(ax.xaxis, x, logx)
+        if logy:  # a linear y axis keeps matplotlib's ticks (0, 200, ..., 1000 steps)
+            _sweep_ticks(ax.yaxis, y, logy)
         ax.tick_params(axis="x", labelrotation=30)  # long values would overprint
         ax.set_xlabel(_axis_label(keys[0]))
         ax.set_title(f"{name} ({s['status']})", fontsize=8)
@@ -453,9 +686,11 @@ def draw_sweep(fig, data, analysis=None):
     bar = fig.colorbar(mesh, ax=list(axes), label=what)
     if log and len(levels):  # the contour levels as the ticks: a log bar within a decade has none else
         bar.set_ticks(levels, labels=[f"{v:.3g}" for v in levels])
-    at = "; ".join(f"{k} = {v:g}" for k, v in fixed.items())
-    caption = [data["title"]] + ([f"at {at} (first value of each further axis)"] if at else []) + notes
-    fig.suptitle("\n".join(textwrap.fill(c, 160) for c in caption), fontsize=9)
+    fig.suptitle(title, fontsize=9)
+    if contours:  # labels last: their place depends on the final size of each axes
+        fig.draw_without_rendering()
+        for ax, c in contours.items():
+            label_contours(fig, ax, c, lambda v: f"{v:.3g}")
 
 
 # ---- the command ---------------------------------------------------------------------------------

@@ -333,6 +333,35 @@ def test_sweep_equals_cli():
         assert x["R"].sel(analysis="pdi").shape == (3, 4, 5)
 
 
+@pytest.mark.parametrize("analyses", [["best"], ["best", "pdi"]])
+def test_sweep_best_keeps_chosen_and_the_file_s_names(analyses, tmp_path):
+    # The Dataset of a sweep with "best" names the order dimension and the per-point analysis as the
+    # HDF5 file of `rdpdyn sweep -o` does (docs/hdf5.md): R (..., "orders") and "chosen"; "chosen"
+    # used to be dropped as soon as another analysis was swept beside "best".
+    pytest.importorskip("xarray")
+    h5py = pytest.importorskip("h5py")
+    sets = {"sweep.axis[0].range.count": 3, "sweep.axis[1].range.count": 4, "orders.count": 5,
+            "sweep.analyses": analyses}
+    ds = rdpdyn.sweep(EXAMPLES / "sweep_surface.toml", **sets)
+    assert list(ds["analysis"].values) == analyses
+    assert ds["R"].dims == ("analysis", "algorithm.sigma", "algorithm.steps", "orders")
+    assert "chosen" in ds.data_vars and ds["chosen"].dims == ("analysis", "algorithm.sigma", "algorithm.steps")
+    out = tmp_path / "best.h5"
+    subprocess.run([CLI, "sweep", EXAMPLES / "sweep_surface.toml", "-o", out, "--quiet",
+                    *sum((["--set", f"{k}={json.dumps(v)}"] for k, v in sets.items()), [])], check=True)
+    with h5py.File(out, "r") as f:
+        group = f["sweep/best"]
+        assert [d.label for d in group["R"].dims] == list(ds["R"].dims[1:])
+        assert [d.label for d in group["chosen"].dims] == list(ds["chosen"].dims[1:])
+        np.testing.assert_array_equal(ds["orders"].values, group["orders"][()])
+        np.testing.assert_array_equal(ds["R"].sel(analysis="best").values, group["R"][()])
+        chosen = np.array([c.decode() if isinstance(c, bytes) else c for c in group["chosen"][()].ravel()])
+        np.testing.assert_array_equal(ds["chosen"].sel(analysis="best").values.ravel(), chosen)
+        assert (chosen != "").all()
+        for name in analyses[1:]:  # no pointwise choice: "" (the file has no /sweep/<name>/chosen)
+            assert "chosen" not in f[f"sweep/{name}"] and (ds["chosen"].sel(analysis=name) == "").all()
+
+
 # ---- DP-SGD accounting in the libraries' conventions ---------------------------------------------
 # Reference values: opacus at commit 4d0ebc84613d214fbfd37fbfd1390e3747a625ce (v1.5.4-17), unmodified
 # opacus/accountants/analysis/rdp.py, Python 3.11.2, numpy 1.24.2, scipy 1.10.1:

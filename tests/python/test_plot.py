@@ -150,7 +150,7 @@ def legend_texts(fig):
 @pytest.fixture(scope="module")
 def more(tmp_path_factory):
     """Runs of the findings: a long run with two records, a run of 0 steps, a Langevin and a PDI run,
-    DP-SGD accounting with privacy curves, a one-axis sweep."""
+    DP-SGD accounting with privacy curves, a one-axis sweep, a 20 x 20 sweep."""
     d = tmp_path_factory.mktemp("more")
     one = d / "one.toml"
     text = (EXAMPLES / "sweep_surface.toml").read_text()
@@ -164,6 +164,9 @@ def more(tmp_path_factory):
         "pdi": ["solve", EXAMPLES / "pdi_decaying_sensitivity.toml"],
         "dpsgd": ["compare", EXAMPLES / "dpsgd_accounting.toml"],
         "one": ["sweep", one],
+        # 20 x 20 points: matplotlib's own label placement put a label across the frame here.
+        "dense": ["sweep", EXAMPLES / "sweep_surface.toml", "--set", "sweep.axis[0].range.count=20",
+                  "--set", "sweep.axis[1].range.count=20", "--set", "orders.count=20"],
     }
     return write_outputs(d, commands)
 
@@ -267,6 +270,73 @@ def test_sweep_states_the_fixed_axes_and_lambda_unit():
     assert "1/(parameter units)^2" not in plot._axis_label("lsi.lambda")
     edges = plot.cell_edges([0.01, 0.02, 0.03], log=False)
     assert edges[0] >= 0 and plot.cell_edges([0.01, 0.1, 1.0], log=True)[0] > 0
+
+
+def figure_texts(fig):
+    """Every text of the figure (suptitle, titles, labels), as drawn."""
+    from matplotlib.text import Text
+    return [t.get_text() for t in fig.findobj(Text)]
+
+
+def fixed_part(fig):
+    """The caption's list of fixed values: from "fixed:" to the end of its text."""
+    text = next(t for t in figure_texts(fig) if "fixed:" in t)
+    return text[text.index("fixed:"):].replace("\n", " ")
+
+
+@pytest.mark.parametrize("kind", ["sweep", "one"])
+def test_sweep_caption_states_the_fixed_values_not_the_axes(outputs, more, kind):
+    # sweep: sigma x steps of examples/sweep_surface.toml, orders.count=20 by --set; one: sigma only.
+    path = outputs["sweep"] if kind == "sweep" else more["one"]
+    fixed = fixed_part(figure_of(path))
+    for words in ["algorithm: kind = noisy-gd", "loss = squared", "eta = 0.02", "n = 5000", "sensitivity = 4",
+                  "lsi: kind = recursion", "gamma = optimal", "delta = 1e-5"]:
+        assert words in fixed, (words, fixed)
+    # An override given on the command line (--set orders.count=20) is the value stated.
+    assert ("count = 20" if kind == "sweep" else "count = 100") in fixed, fixed
+    # No axis is stated as fixed: in the sweep both sigma and steps vary, in `one` only sigma.
+    axes = list(plot.read_output(path)["axes"])
+    assert axes == (["algorithm.sigma", "algorithm.steps"] if kind == "sweep" else ["algorithm.sigma"])
+    for key in axes:
+        assert f" {key.rpartition('.')[2]} = " not in fixed, (key, fixed)
+    assert ("steps = 1000" in fixed) == (kind == "one")
+    # Short lines: wrapped to the figure's width, none cut inside "key = value"; numbers rounded.
+    text = next(t for t in figure_texts(figure_of(path)) if "fixed:" in t)
+    lines = text[text.index("fixed:"):].splitlines()
+    assert len(lines) >= 2 and all(len(line) <= 13 * plot.figure_size(plot.read_output(path))[0] for line in lines)
+    assert not any(line.rstrip().endswith("=") or line.lstrip().startswith("=") for line in lines)
+
+
+def test_fixed_parameters_apply_the_overrides_and_leave_out_the_axes():
+    config = ('[algorithm]\nkind = "noisy-gd"\nsigma = 0.1\neta = 0.0123456\nsteps = 1000\n'
+              '[[algorithm.schedule]]\nsteps = 10\neta = 0.01\n[lsi]\nkind = "constant"\nc = 5.0\n'
+              '[sweep]\nanalyses = ["pdi"]\n[output]\nrecord_every = 20\n'
+              f"\n{plot.OVERRIDES_MARKER}\n# algorithm.eta=0.05\n# lsi.kind=recursion\n"
+              "# algorithm.schedule[0].steps=20\n# sweep.axis[0].range.count=6\n")
+    fixed = plot.fixed_parameters(config, ["algorithm.sigma", "algorithm.schedule[0].eta"])
+    assert fixed == {"algorithm.kind": "noisy-gd", "algorithm.eta": 0.05, "algorithm.steps": 1000,
+                     "algorithm.schedule[0].steps": 20, "lsi.kind": "recursion", "lsi.c": 5.0}
+    caption = plot.fixed_caption({**fixed, "report.delta": 1e-5, "algorithm.n": 60000, "orders.max": 123.456789})
+    assert caption.startswith("fixed: algorithm: kind = noisy-gd, eta = 0.05, steps = 1000, n = 60000;")
+    assert "lsi: kind = recursion, c = 5;" in caption and "report: delta = 1e-5;" in caption
+    assert caption.endswith("orders: max = 123.5")  # ~4 significant digits, the orders last
+    assert plot.fixed_parameters("not = [toml", []) == {} and plot.fixed_caption({}) == ""
+
+
+@pytest.mark.parametrize("kind", ["sweep", "dense"])
+def test_sweep_contour_labels_lie_inside_their_axes(outputs, more, kind):
+    fig = figure_of(outputs[kind] if kind in outputs else more[kind])
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    assert len(panels) == 2
+    for ax in panels:
+        box = ax.get_window_extent(renderer)
+        assert len(ax.texts) >= 2, [t.get_text() for t in ax.texts]  # the 0.01 and 0.1 lines stay labelled
+        for label in ax.texts:
+            b = label.get_window_extent(renderer)
+            assert box.x0 <= b.x0 and b.x1 <= box.x1 and box.y0 <= b.y0 and b.y1 <= box.y1, \
+                (ax.get_title(), label.get_text(), b.bounds, box.bounds)
 
 
 def test_one_axis_sweep_is_curves(more):
