@@ -12,6 +12,7 @@ that is not an rdpdyn output, a bad option, an output directory that does not ex
 is left behind: the picture is written to a temporary sibling and renamed.
 """
 import argparse
+import difflib
 import math
 import os
 import re
@@ -624,7 +625,9 @@ def draw_sweep(fig, data, analysis=None):
     from matplotlib import colors
     names = [analysis] if analysis else list(data["surfaces"])
     if analysis and analysis not in data["surfaces"]:
-        raise PlotInputError(f"--analysis: '{analysis}' is not in the file (it has {', '.join(data['surfaces'])})")
+        near = difflib.get_close_matches(analysis, list(data["surfaces"]), n=1)
+        hint = f" (did you mean '{near[0]}'?)" if near else ""
+        raise PlotInputError(f"--analysis: '{analysis}' is not in the file (it has {', '.join(data['surfaces'])}){hint}")
     keys = list(data["axes"])
     # Beyond two axes: the first value of each further axis (said in the suptitle).
     further = {k: data["axes"][k][0] for k in keys[2:]}

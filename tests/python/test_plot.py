@@ -132,6 +132,12 @@ def test_bad_options_exit_2(outputs, args, words, tmp_path):
     assert not (tmp_path / "x.png").exists()
 
 
+def test_sweep_analysis_near_miss_did_you_mean(outputs, tmp_path):
+    r = run("plot", outputs["sweep"], "-o", tmp_path / "x.png", "--analysis", "pdf")
+    assert r.returncode == 2 and "'pdf' is not in the file" in r.stderr and "did you mean 'pdi'?" in r.stderr, r.stderr
+    assert not (tmp_path / "x.png").exists()
+
+
 # ---- what the pictures show (drawn in-process into a Figure and inspected) ----------------------
 
 def figure_of(path, **options):
