@@ -8,6 +8,7 @@ usage: test_compare.py RDPDYN SOURCE_DIR
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -277,6 +278,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("compact table: epsilon before R, four orders, rows under 150 characters",
           header.index("epsilon") < header.index("R@") and header.count("R@") <= 4
           and max(len(r) for r in rows) < 150 and "--wide" in table, header)
+    # The cosine example's rows were 722 wide, with columns named R@1.5844184160889656; its constants
+    # and statuses were single lines of 400 and 1152 characters.
+    table = compare("schedule_cosine.toml").stdout
+    lines = table.splitlines()
+    rows = [line for line in lines[1:] if " yes " in line or line.startswith("(pointwise minimum")]
+    check("cosine example: rounded order labels, numeric rows under 150 characters, best.R a row",
+          re.fullmatch(r"(\s+R@[0-9.]{1,6})+", lines[0][lines[0].index(" R@"):]) is not None
+          and max(len(r) for r in rows) < 150 and any(r.startswith("(pointwise minimum: best.R)") for r in rows), lines[0])
+    check("cosine example: the footer's constants and statuses one a line (none over 200 characters)",
+          all(len(line) < 200 for line in lines[lines.index("status:"):]) and "\n  lsi.lambda = 1 (" in table,
+          [len(line) for line in lines[lines.index("status:"):]] if "status:" in lines else table[-600:])
     wide = compare("ye_shokri_fmnist.toml", "--wide").stdout
     obj = json.loads(compare("ye_shokri_fmnist.toml", "--json").stdout)
     check("--wide: every order", wide.splitlines()[0].count("R@") == len(obj["orders"]), wide.splitlines()[0])

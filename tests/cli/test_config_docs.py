@@ -279,6 +279,17 @@ for name, value in values.items():
     check(f"{name} = {value:g}: docs/config.md's Limits row {row_of.get(name)!r} says the same", doc == value,
           {"docs": doc, "program": value})
 
+# Every limit stated in a key table beside "([Limits](#limits))" is one of the program's (the
+# [output] table said record_steps "at most 2^24 entries" where the program has 2^16).
+program_limits = {v for v in values.values()}
+for line in DOC.splitlines():
+    if "([Limits](#limits))" not in line or not (line.startswith("| `") or "2" in line.split("([Limits]")[0][-12:]):
+        continue
+    stated = [2 ** int(p.translate(SUPERSCRIPT)) for p in re.findall(r"2([⁰¹²³⁴⁵⁶⁷⁸⁹]+)", line)]
+    stated += [int(n) for n in re.findall(r"d ≤ (\d+)", line)]
+    check(f"a limit stated in docs/config.md is the program's: {line[:60]!r}",
+          stated and all(v in program_limits for v in stated), {"stated": stated})
+
 # A value one beyond each documented limit is refused, naming the key and the limit.
 big = str(values["kMaxSteps"] + 1)
 probes = [
