@@ -268,7 +268,7 @@ std::pair<double, double> noise_bracket(Curve& curve, double x0, const Calibrati
       if (i == kMaxDoublings)
         throw SpecError("--epsilon", format_number(r.epsilon),
                         "is not met even at " + curve.where(hi) + " (2^60 times the configured " + curve.name() +
-                            "; epsilon = " + format_number(curve.epsilon(hi).epsilon) + " there)");
+                            "; epsilon = " + format_rounded_up(curve.epsilon(hi).epsilon) + " there)");
       lo = hi;
       hi *= 2.0;
     }
@@ -281,14 +281,14 @@ std::pair<double, double> noise_bracket(Curve& curve, double x0, const Calibrati
 std::pair<std::int64_t, std::int64_t> steps_bracket(Curve& curve, std::int64_t steps0, const CalibrationRequest& r) {
   if (!curve.met(1.0))
     throw SpecError("--epsilon", format_number(r.epsilon),
-                    "is not met even by one step (epsilon = " + format_number(curve.epsilon(1.0).epsilon) +
+                    "is not met even by one step (epsilon = " + format_rounded_up(curve.epsilon(1.0).epsilon) +
                         " at steps = 1): raise the noise or epsilon");
   std::int64_t lo = 1, hi = std::clamp<std::int64_t>(steps0, 2, r.max_steps);
   while (curve.met(static_cast<double>(hi))) {
     if (hi == r.max_steps)
       throw SpecError("--max-steps", std::to_string(r.max_steps),
                       "the target is met at every count up to it (epsilon = " +
-                          format_number(curve.epsilon(static_cast<double>(hi)).epsilon) +
+                          format_rounded_up(curve.epsilon(static_cast<double>(hi)).epsilon) +
                           "): the bound may saturate in the number of steps (e.g. C21 Cor 1); raise it");
     lo = hi;
     hi = hi > r.max_steps / 2 ? r.max_steps : 2 * hi;

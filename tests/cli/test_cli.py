@@ -121,6 +121,10 @@ with tempfile.TemporaryDirectory() as tmp:
           r.stderr)
     r = run("calibrate", eps_cfg, "--epsilon", "1", "--delta", "1e-5", "--analysis", "pdf")
     check("calibrate --analysis pdf: did you mean \"pdi\"", r.returncode == 2 and 'did you mean "pdi"' in r.stderr, r.stderr)
+    r = run("calibrate", os.path.join(EXAMPLES, "figure1_lambda1.toml"), "--epsilon", "1", "--delta", "1e-5",
+            "--for", "steps")
+    check("calibrate --for steps on a saturating bound: exit 2, its epsilon to six digits rounded up",
+          r.returncode == 2 and "'--max-steps' = 1048576" in r.stderr and "(epsilon = 0.124735)" in r.stderr, r.stderr)
     r = run("solve", eps_cfg, "--set", 'algorithm.eta={kind="cosine",from=0.1}')
     check("an inline schedule's unknown key is named, with the key that names the preset",
           r.returncode == 2 and "'algorithm.eta.kind' = \"cosine\": unknown key of an inline schedule" in r.stderr
