@@ -419,22 +419,31 @@ def draw_compare(fig, data):
     else:
         left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
     with_eps = data["delta"] is not None
-    # Left: epsilon (or R at the largest order without a delta) per analysis that applies, as dots:
-    # a bar on a log axis starts at an arbitrary value, and a linear bar hides the small ones.
-    values = np.array([a["epsilon"] if with_eps else a["R"][-1] for a in valid], dtype=float)
-    ypos = np.arange(len(valid))
-    statuses = list(dict.fromkeys(a["status"] for a in valid))
-    log = spans_decades(values, 1) and np.all(values > 0)
-    base = values[values > 0].min() / 3 if log else 0.0
-    left.hlines(ypos, base, values, color="lightgrey", linewidth=1, zorder=1)
-    left.scatter(values, ypos, s=36, zorder=2, color=[STATUS_COLOURS.get(a["status"], "grey") for a in valid])
-    left.set_yticks(ypos, [("* " if a["name"] == data["best"] else "") + a["name"] for a in valid], fontsize=7)
+    # Left: epsilon (or R at the largest order without a delta) per analysis that applies, as dots
+    # ranked from the smallest (a bar on a log axis starts at an arbitrary value, and a linear bar
+    # hides the small ones). Values over decades get a log axis; a 0 (a lower bound with no
+    # profile) then sits at its left edge, drawn hollow and labelled 0.
+    def shown(a):
+        return a["epsilon"] if with_eps else a["R"][-1]
+    ranked = sorted(valid, key=lambda a: (shown(a), a["name"] != data["best"]))
+    values = np.array([shown(a) for a in ranked], dtype=float)
+    ypos = np.arange(len(ranked))
+    statuses = list(dict.fromkeys(a["status"] for a in ranked))
+    positive = values[values > 0]
+    log = positive.size > 0 and spans_decades(positive, 1)
+    base = positive.min() / 3 if log else 0.0
+    drawn = np.where(values > 0, values, base) if log else values
+    colours = [STATUS_COLOURS.get(a["status"], "grey") for a in ranked]
+    left.hlines(ypos, base, drawn, color="lightgrey", linewidth=1, zorder=1)
+    left.scatter(drawn, ypos, s=36, zorder=2, facecolors=[c if v > 0 or not log else "none" for c, v in zip(colours, values)],
+                 edgecolors=colours)
+    left.set_yticks(ypos, [("* " if a["name"] == data["best"] else "") + a["name"] for a in ranked], fontsize=7)
     left.invert_yaxis()
-    for y, v in zip(ypos, values):
-        left.annotate(f"{v:.4g}", (v, y), xytext=(5, 0), textcoords="offset points", va="center", fontsize=7)
+    for y, v, x in zip(ypos, values, drawn):
+        left.annotate(f"{v:.4g}", (x, y), xytext=(5, 0), textcoords="offset points", va="center", fontsize=7)
     if log:
         left.set_xscale("log")
-        left.set_xlim(base, values.max() * 8)  # room for the value labels
+        left.set_xlim(base / 1.5, values.max() * 8)  # room for the value labels
     else:
         left.set_xlim(0, max(values.max(), 1e-12) * 1.25)
     left.set_xlabel(f"epsilon at delta = {data['delta']:g} ({EPSILON_UNITS})" if with_eps

@@ -227,7 +227,14 @@ def test_compare_dots_statuses_and_merged_equal_curves(outputs):
     present = {a["status"] for a in data["analyses"] if a["applies"]}
     assert set(left.get_legend().get_texts() and [t.get_text() for t in left.get_legend().get_texts()]) == present
     assert not left.patches  # dots, not bars from an arbitrary log origin
-    assert left.get_xscale() == "log" or left.get_xlim()[0] == 0
+    # Ranked from the smallest epsilon, on a log axis (2.18 to 373 here; chua-shuffle-lower's 0 at the
+    # left edge): on a linear axis from 0 the best, pdi at 2.18, was a dot on the axis' first pixel.
+    valid = {a["name"]: a["epsilon"] for a in data["analyses"] if a["applies"]}
+    names = [t.get_text().lstrip("* ") for t in left.get_yticklabels()]
+    assert [valid[n] for n in names] == sorted(valid.values()), names
+    assert left.get_xscale() == "log" and names[0] == "chua-shuffle-lower" and valid[names[0]] == 0
+    best = names.index(data["best"])
+    assert best == min(i for i, n in enumerate(names) if valid[n] > 0 and n != "chua-shuffle-lower")
     assert "natural log" in left.get_xlabel() and "nats" not in left.get_xlabel()
     # ye-shokri-thm3.3 and its shifted form have equal R: one curve, both names.
     labels = [t.get_text().replace("\n", "") for t in right.get_legend().get_texts()]
