@@ -42,6 +42,7 @@
 #include "io/sweep_config.hpp"
 #include "io/sweep_output.hpp"
 #include "models/run_limits.hpp"
+#include "numerics/format_number.hpp"
 #include "numerics/spec_error.hpp"
 #include "numerics/near_miss.hpp"
 #include "rdpdyn_version.hpp"
@@ -71,19 +72,26 @@ void print_summary(const rdpdyn::RunReport& report) {
   for (const auto& cf : report.closed_forms) std::printf(" %16s", cf.name.c_str());
   std::printf("\n");
   const std::size_t last = s.record_count() - 1;
+  // Nine significant digits rounded outward: up for R and the upper bounds, down for a lower bound.
   for (std::size_t j = 0; j < s.orders.size(); ++j) {
-    std::printf("%12.6g %16.9g", s.orders[j], s.final_row()[j]);
-    for (const auto& cf : report.closed_forms) std::printf(" %16.9g", cf.R[last * s.orders.size() + j]);
+    std::printf("%12.6g %16s", s.orders[j], rdpdyn::format_rounded_up(s.final_row()[j], 9).c_str());
+    for (const auto& cf : report.closed_forms) {
+      const double r = cf.R[last * s.orders.size() + j];
+      std::printf(
+          " %16s",
+          (cf.role == "lower-bound" ? rdpdyn::format_rounded_down(r, 9) : rdpdyn::format_rounded_up(r, 9)).c_str());
+    }
     std::printf("\n");
   }
   // [report] delta / epsilon: the numbers asked for, beside the table (as the JSON carries them).
   const auto& extra = report.extra_attributes;
   if (const auto it = extra.find("epsilon"); it != extra.end())
-    std::printf("epsilon = %.6g at delta = %s (order %.4g, %s conversion)\n", std::stod(it->second),
-                extra.at("delta").c_str(), std::stod(extra.at("best_order")),
-                extra.count("conversion") ? extra.at("conversion").c_str() : "RDP");
+    std::printf("epsilon = %s at delta = %s (order %.4g, %s conversion)\n",
+                rdpdyn::format_rounded_up(std::stod(it->second), 6).c_str(), extra.at("delta").c_str(),
+                std::stod(extra.at("best_order")), extra.count("conversion") ? extra.at("conversion").c_str() : "RDP");
   if (const auto it = extra.find("delta_at_epsilon"); it != extra.end())
-    std::printf("delta = %.6g at epsilon = %s\n", std::stod(it->second), extra.at("report_epsilon").c_str());
+    std::printf("delta = %s at epsilon = %s\n", rdpdyn::format_rounded_up(std::stod(it->second), 6).c_str(),
+                extra.at("report_epsilon").c_str());
   if (const auto it = report.extra_attributes.find("fd_max_relative_gap"); it != report.extra_attributes.end())
     std::printf(
         "R is certified along characteristics; the finite-difference value differs by at most "

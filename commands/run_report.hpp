@@ -53,7 +53,8 @@ inline constexpr const char* kUnitsTime = "C21 continuous time: each noisy-GD st
 inline constexpr const char* kUnitsOrder = "Renyi order alpha (dimensionless, > 1)";
 /// One version for the files of solve, compare and sweep (docs/hdf5.md, "Schema versioning"):
 /// 2 added /extras; 3 the root attribute `command` and the common root attributes in compare and
-/// sweep files; 4 delta at [report] epsilon (solve, compare) and the PLD entries' curves (compare).
+/// sweep files; 4 delta at [report] epsilon (solve, compare) and the PLD entries' curves (compare);
+/// 5 compare's /analyses/<name> over the orders (NaN where an entry does not apply).
 inline constexpr int kHdf5SchemaVersion = 5;
 
 }  // namespace rdpdyn

@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 
 #include "io/atomic_output.hpp"
 #include "io/hdf5_primitives.hpp"
@@ -131,6 +132,14 @@ std::vector<std::size_t> shown_orders(const std::vector<double>& orders, bool wi
   return idx;
 }
 
+/// A number of the table to five significant digits, rounded outward for what it is: down for a
+/// lower bound, up for everything else (a rounded bound must still hold). NaN prints as "-".
+std::string table_number(double x, AnalysisStatus status) {
+  if (std::isnan(x)) return "-";
+  const bool lower = status == AnalysisStatus::LowerBound || status == AnalysisStatus::ReleasedLowerBound;
+  return lower ? format_rounded_down(x, 5) : format_rounded_up(x, 5);
+}
+
 }  // namespace
 
 std::string comparison_table(const Comparison& c, bool wide) {
@@ -170,36 +179,31 @@ std::string comparison_table(const Comparison& c, bool wide) {
     if (c.delta) {
       char order[32] = "-";
       if (!std::isnan(e.best_order)) std::snprintf(order, sizeof order, "%.4g", e.best_order);
-      std::snprintf(buf, sizeof buf, " %10.5g %8s %-11s", e.epsilon, order,
+      std::snprintf(buf, sizeof buf, " %10s %8s %-11s", table_number(e.epsilon, e.status).c_str(), order,
                     e.conversion.empty() ? "-" : e.conversion.c_str());
       out << buf;
     }
     if (c.epsilon) {
-      if (std::isnan(e.delta_at_epsilon))
-        std::snprintf(buf, sizeof buf, " %11s", "-");
-      else
-        std::snprintf(buf, sizeof buf, " %11.5g", e.delta_at_epsilon);
+      std::snprintf(buf, sizeof buf, " %11s", table_number(e.delta_at_epsilon, e.status).c_str());
       out << buf;
     }
-    if (e.result.mu)
-      std::snprintf(buf, sizeof buf, " %10.5g", *e.result.mu);
-    else
-      std::snprintf(buf, sizeof buf, " %10s", "-");
+    std::snprintf(buf, sizeof buf, " %10s", e.result.mu ? table_number(*e.result.mu, e.status).c_str() : "-");
     out << buf;
     for (std::size_t j : columns) {
-      std::snprintf(buf, sizeof buf, " %10.5g", e.result.R[j]);
+      std::snprintf(buf, sizeof buf, " %10s", table_number(e.result.R[j], e.status).c_str());
       out << buf;
     }
     out << "\n";
   }
   // best.R as a row of its own, under the R columns it shares.
-  std::snprintf(buf, sizeof buf, "%-30s %-20s %-7s", "(pointwise minimum: best.R)", "", "");
+  std::snprintf(buf, sizeof buf, "%-30s %-20s %-7s", "(best.R: eligible minimum)", "", "");
   out << buf;
   if (c.delta) out << std::string(1 + 10 + 1 + 8 + 1 + 11, ' ');
   if (c.epsilon) out << std::string(1 + 11, ' ');
   out << std::string(1 + 10, ' ');
   for (std::size_t j : columns) {
-    std::snprintf(buf, sizeof buf, " %10.5g", j < c.best_R.size() ? c.best_R[j] : kNaN);
+    std::snprintf(buf, sizeof buf, " %10s",
+                  table_number(j < c.best_R.size() ? c.best_R[j] : kNaN, AnalysisStatus::Published).c_str());
     out << buf;
   }
   out << "\n";
@@ -211,24 +215,26 @@ std::string comparison_table(const Comparison& c, bool wide) {
                              : "published and derived");
   if (c.delta) out << " (smallest epsilon at delta = " << format_number(*c.delta) << ")";
   if (c.delta && c.best_mu) {
-    std::snprintf(buf, sizeof buf, ": epsilon %.5g by %s, mu = %.6g, exact GDP conversion", c.best_epsilon,
-                  c.best_name.c_str(), *c.best_mu);
+    std::snprintf(buf, sizeof buf, ": epsilon %s by %s, mu = %s, exact GDP conversion",
+                  format_rounded_up(c.best_epsilon, 5).c_str(), c.best_name.c_str(),
+                  format_rounded_up(*c.best_mu, 6).c_str());
     out << buf;
   } else if (const char* route = c.delta ? orderless_route(c.best_conversion) : nullptr) {
     // A route to epsilon besides R (pdi's Gaussian-DP per placement, the PLD accountant): no order.
-    std::snprintf(buf, sizeof buf, ": epsilon %.5g by %s, %s", c.best_epsilon, c.best_name.c_str(), route);
+    std::snprintf(buf, sizeof buf, ": epsilon %s by %s, %s", format_rounded_up(c.best_epsilon, 5).c_str(),
+                  c.best_name.c_str(), route);
     out << buf;
   } else if (c.delta) {
     char at[64] = "";  // an epsilon without an order names none
     if (!std::isnan(c.best_order)) std::snprintf(at, sizeof at, " at alpha = %.6g", c.best_order);
-    std::snprintf(buf, sizeof buf, ": epsilon %.5g by %s%s, %s conversion", c.best_epsilon,
+    std::snprintf(buf, sizeof buf, ": epsilon %s by %s%s, %s conversion", format_rounded_up(c.best_epsilon, 5).c_str(),
                   c.best_name.empty() ? "none" : c.best_name.c_str(), at,
                   c.best_conversion.empty() ? "no" : c.best_conversion.c_str());
     out << buf;
   }
   if (c.epsilon && !c.best_delta_name.empty()) {
-    std::snprintf(buf, sizeof buf, "; smallest delta at epsilon = %s: %.5g (%s)", format_number(*c.epsilon).c_str(),
-                  c.best_delta, c.best_delta_name.c_str());
+    std::snprintf(buf, sizeof buf, "; smallest delta at epsilon = %s: %s (%s)", format_number(*c.epsilon).c_str(),
+                  format_rounded_up(c.best_delta, 5).c_str(), c.best_delta_name.c_str());
     out << buf;
   } else if (c.epsilon) {
     out << "; no delta at epsilon = " << format_number(*c.epsilon);
@@ -310,8 +316,10 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       // Every R has one value per order (NaN where there is none: an entry that does not apply, no
       // best), so each is a variable over the one dimension "orders" (schema >= 5).
       const auto over_orders = [&](const H5::Group& group, const std::string& name, const std::vector<double>& R) {
-        const H5::DataSet d =
-            vector_dataset(group, name, R.size() == c.orders.size() ? R : std::vector<double>(c.orders.size(), kNaN));
+        if (!R.empty() && R.size() != c.orders.size())
+          throw std::logic_error("compare: '" + name + "' has " + std::to_string(R.size()) + " values for " +
+                                 std::to_string(c.orders.size()) + " orders");
+        const H5::DataSet d = vector_dataset(group, name, R.empty() ? std::vector<double>(c.orders.size(), kNaN) : R);
         hdf5::attach_scales(d, {orders}, {"orders"});
         return d;
       };

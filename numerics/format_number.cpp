@@ -28,20 +28,26 @@ std::string format_count(double x) {
   return format_number(x);
 }
 
-std::string format_rounded_up(double x, int digits) {
+namespace {
+/// x to `digits` significant digits on the side `up` (or down) of x.
+std::string format_rounded(double x, int digits, bool up) {
   if (!std::isfinite(x) || (x == std::floor(x) && std::abs(x) < 1e15)) return format_number(x);
   char text[64];
   std::snprintf(text, sizeof text, "%.*g", digits, x);
   double back = std::strtod(text, nullptr);
-  // Rounded to nearest: one unit of the last digit up when it landed below.
-  if (back < x) {
+  // Rounded to nearest: one unit of the last digit further when it landed on the wrong side.
+  if (up ? back < x : back > x) {
     const int exponent = static_cast<int>(std::floor(std::log10(std::abs(x))));
     const double unit = std::pow(10.0, exponent - digits + 1);
-    std::snprintf(text, sizeof text, "%.*g", digits, back + unit);
+    std::snprintf(text, sizeof text, "%.*g", digits, up ? back + unit : back - unit);
     back = std::strtod(text, nullptr);
-    if (back < x) return format_number(x);  // the decimal arithmetic fell short: every digit
+    if (up ? back < x : back > x) return format_number(x);  // the decimal arithmetic fell short: every digit
   }
   return text;
 }
+}  // namespace
+
+std::string format_rounded_up(double x, int digits) { return format_rounded(x, digits, true); }
+std::string format_rounded_down(double x, int digits) { return format_rounded(x, digits, false); }
 
 }  // namespace rdpdyn

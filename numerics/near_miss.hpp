@@ -28,6 +28,9 @@ inline std::string closest_name(std::string_view word, const std::vector<std::st
   std::string best;
   std::size_t best_distance = 3;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a long word (a multi-megabyte value) is
+    // no near miss of any name, and its table would not fit in memory.
+    if (std::max(word.size(), c.size()) - std::min(word.size(), c.size()) >= best_distance) continue;
     const std::size_t dist = edit_distance(word, c);
     if (dist < best_distance && 2 * dist < std::max(word.size(), c.size())) best = c, best_distance = dist;
   }

@@ -63,8 +63,9 @@ std::string toml_limit_violation(const std::string& text) {
   std::vector<char> open;           // '[' array, '{' inline table, 'h' table header
   std::vector<std::size_t> commas;  // per open bracket: commas seen directly inside it
   std::vector<double> nested;       // per open bracket: entries of the arrays inside it, at any depth
-  // Sum over the arrays of (their entries, those of nested arrays included)^2: toml11 parses an
-  // array in time quadratic in all the entries it holds (a 400 x 400 array of arrays: 19 s).
+  // Sum over the outermost arrays of (the entries they hold at any depth)^2: toml11 parses an
+  // array in time quadratic in all the entries it holds (a 400 x 400 array of arrays: 19 s), and
+  // the arrays inside are parsed within that.
   double parse_work = 0.0;
   bool in_key = true;  // at a key: start of a line, header, after '{' or ',' in an inline table
   std::size_t key_parts = 1, line = 1;
@@ -76,6 +77,8 @@ std::string toml_limit_violation(const std::string& text) {
       ++line;
       if (open.empty() || open.back() == 'h') {
         open.clear();  // a header never spans lines; the parser reports an unclosed one
+        commas.clear();
+        nested.clear();
         in_key = true;
         key_parts = 1;
       }
@@ -121,8 +124,9 @@ std::string toml_limit_violation(const std::string& text) {
           const double entries = static_cast<double>(commas.back()) + 1.0;
           if (entries > static_cast<double>(limits::kMaxArrayEntries))
             return "an array of more than " + std::to_string(limits::kMaxArrayEntries) + " entries" + where();
-          held += entries;
-          parse_work += held * held;
+          held = std::max(held, entries);  // an array of arrays holds their entries; of scalars, its own
+          const bool outermost = std::count(open.begin(), open.end(), '[') == 1;
+          if (outermost) parse_work += held * held;
           if (parse_work > limits::kMaxArrayParseWork)
             return "arrays whose entries (nested arrays' included) squared sum to more than " +
                    format_number(limits::kMaxArrayParseWork) + " (the TOML parser's time grows with that sum)" +

@@ -219,7 +219,11 @@ def fixed_parameters(config, axis_keys):
     import tomllib
     if not config:
         return {}
-    text, _, overrides = config.partition(OVERRIDES_MARKER)
+    # This run's overrides are the last block (a file copied from an earlier output's `config`
+    # carries that run's block too, as comments it did not apply).
+    text, marker, overrides = config.rpartition(OVERRIDES_MARKER)
+    if not marker:
+        text, overrides = config, ""
     try:
         doc = tomllib.loads(text)
         for line in overrides.splitlines():
@@ -234,7 +238,10 @@ def fixed_parameters(config, axis_keys):
     for table in doc:
         if table not in CAPTION_SKIPPED_TABLES:
             _flatten(doc[table], table, flat)
-    swept = lambda k: any(k == a or k.startswith(a + ".") or k.startswith(a + "[") for a in axis_keys)
+    # A key is swept when an axis is it, lies inside it, or sets one element of it (an axis
+    # `quadratic.pair[0]` sweeps the array `quadratic.pair`, flattened as one value).
+    swept = lambda k: any(k == a or k.startswith(a + ".") or k.startswith(a + "[") or a.startswith(k + "[")
+                          for a in axis_keys)
     fixed = {k: v for k, v in flat.items() if not swept(k)}
     if "algorithm.kind" in fixed:
         fixed = {"algorithm.kind": fixed.pop("algorithm.kind"), **fixed}
@@ -423,8 +430,9 @@ def draw_compare(fig, data):
     # ranked from the smallest (a bar on a log axis starts at an arbitrary value, and a linear bar
     # hides the small ones). Values over decades get a log axis; a 0 (a lower bound with no
     # profile) then sits at its left edge, drawn hollow and labelled 0.
-    def shown(a):
-        return a["epsilon"] if with_eps else a["R"][-1]
+    def shown(a):  # a missing value (NaN in the file, None here) ranks last
+        v = a["epsilon"] if with_eps else a["R"][-1]
+        return math.inf if v is None or (isinstance(v, float) and math.isnan(v)) else v
     ranked = sorted(valid, key=lambda a: (shown(a), a["name"] != data["best"]))
     values = np.array([shown(a) for a in ranked], dtype=float)
     ypos = np.arange(len(ranked))
@@ -595,10 +603,13 @@ def label_contours(fig, ax, contours, fmt, fontsize=7):
     box = ax.get_window_extent(renderer)
     pad = 2.0 * fig.dpi / 72  # points between the label's box and the frame
     points, placed = [], []
-    for level, collection in zip(contours.levels, contours.collections):
+    # allsegs: each level's lines in data coordinates (ContourSet.collections is gone in matplotlib 3.10).
+    for level, segments in zip(contours.levels, contours.allsegs):
         width, height = _label_size(fig, renderer, fmt(level), fontsize)
-        for path in collection.get_paths():
-            p = _inside_label_point(ax.transData.transform(path.vertices), box, width, height, pad)
+        for vertices in segments:
+            if len(vertices) < 2:
+                continue
+            p = _inside_label_point(ax.transData.transform(vertices), box, width, height, pad)
             if p is None or any(math.hypot(*(p - q)) < 1.2 * width for q in placed):
                 continue
             placed.append(p)

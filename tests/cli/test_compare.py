@@ -282,10 +282,10 @@ with tempfile.TemporaryDirectory() as tmp:
     # and statuses were single lines of 400 and 1152 characters.
     table = compare("schedule_cosine.toml").stdout
     lines = table.splitlines()
-    rows = [line for line in lines[1:] if " yes " in line or line.startswith("(pointwise minimum")]
+    rows = [line for line in lines[1:] if " yes " in line or line.startswith("(best.R: eligible minimum)")]
     check("cosine example: rounded order labels, numeric rows under 150 characters, best.R a row",
           re.fullmatch(r"(\s+R@[0-9.]{1,6})+", lines[0][lines[0].index(" R@"):]) is not None
-          and max(len(r) for r in rows) < 150 and any(r.startswith("(pointwise minimum: best.R)") for r in rows), lines[0])
+          and max(len(r) for r in rows) < 150 and any(r.startswith("(best.R: eligible minimum)") for r in rows), lines[0])
     check("cosine example: the footer's constants and statuses one a line (none over 200 characters)",
           all(len(line) < 200 for line in lines[lines.index("status:"):]) and "\n  lsi.lambda = 1 (" in table,
           [len(line) for line in lines[lines.index("status:"):]] if "status:" in lines else table[-600:])

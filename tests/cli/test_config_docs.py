@@ -292,31 +292,40 @@ for line in DOC.splitlines():
 
 # A value one beyond each documented limit is refused, naming the key and the limit.
 big = str(values["kMaxSteps"] + 1)
+L = values  # each probe: key, configuration, --set values, extra arguments, the limit it breaks
 probes = [
-    ("orders.count", "figure1_lambda1.toml", [f"orders={{min=1.5,max=64,count={values['kMaxOrders'] + 1}}}"], ()),
-    ("algorithm.steps", "figure1_lambda1.toml", [f"algorithm.steps={big}"], ()),
-    ("algorithm.schedule[0].steps", "figure1_lambda1.toml", [f"algorithm.schedule=[{{steps={big}}}]"], ()),
-    ("algorithm.intervals", "schedule_langevin.toml", [f"algorithm.intervals={big}"], ()),
-    ("--max-steps", "dpsgd_accounting.toml", [], ("--epsilon", "2", "--delta", "1e-5", "--for", "steps", "--max-steps", big)),
+    ("orders.count", "figure1_lambda1.toml", [f"orders={{min=1.5,max=64,count={L['kMaxOrders'] + 1}}}"], (), L["kMaxOrders"]),
+    ("algorithm.steps", "figure1_lambda1.toml", [f"algorithm.steps={big}"], (), L["kMaxSteps"]),
+    ("algorithm.schedule[0].steps", "figure1_lambda1.toml", [f"algorithm.schedule=[{{steps={big}}}]"], (), L["kMaxSteps"]),
+    ("algorithm.intervals", "schedule_langevin.toml", [f"algorithm.intervals={big}"], (), L["kMaxSteps"]),
+    ("--max-steps", "dpsgd_accounting.toml", [], ("--epsilon", "2", "--delta", "1e-5", "--for", "steps", "--max-steps", big),
+     L["kMaxSteps"]),
     ("algorithm.steps", "figure1_lambda1.toml",  # a schedule by expression: one phase a step, at most kMaxPhases
-     [f"algorithm.steps={values['kMaxPhases'] + 1}", 'algorithm.eta="0.02 * (1 + 0 * k)"'], ()),
-    ("domain.records_per_user", "dpsgd_accounting.toml", [f"domain.records_per_user={values['kMaxRecordsPerUser'] + 1}"], ()),
-    ("grid.cells", "figure1_lambda1.toml", [f"grid.cells={values['kMaxGridCells'] + 1}"], ()),
-    ("grid.gamma_samples", "figure1_lambda1.toml", [f"grid.gamma_samples={values['kMaxGammaSamples'] + 1}"], ()),
-    ("algorithm.n", "figure1_lambda1.toml", [f"algorithm.n={int(values['kMaxDatasetSize']) + 2}"], ()),
+     [f"algorithm.steps={L['kMaxPhases'] + 1}", 'algorithm.eta="0.02 * (1 + 0 * k)"'], (), L["kMaxPhases"]),
+    ("domain.records_per_user", "dpsgd_accounting.toml", [f"domain.records_per_user={L['kMaxRecordsPerUser'] + 1}"], (),
+     L["kMaxRecordsPerUser"]),
+    ("grid.cells", "figure1_lambda1.toml", [f"grid.cells={L['kMaxGridCells'] + 1}"], (), L["kMaxGridCells"]),
+    ("grid.gamma_samples", "figure1_lambda1.toml", [f"grid.gamma_samples={L['kMaxGammaSamples'] + 1}"], (),
+     L["kMaxGammaSamples"]),
+    ("algorithm.n", "figure1_lambda1.toml", [f"algorithm.n={int(L['kMaxDatasetSize']) + 2}"], (), int(L["kMaxDatasetSize"])),
 ]
-for key, config, sets, extra in probes:
+for key, config, sets, extra, limit in probes:
     command = "calibrate" if key == "--max-steps" else "compare" if config == "dpsgd_accounting.toml" else "solve"
     code, line = refusal(config, *sets, command=command, extra=extra)
-    check(f"{key} one beyond its limit: exit 2 naming the key", code == 2 and f"'{key}'" in line, line)
-# Arrays too long for a command line: appended to the file.
-d = values["kMaxQuadraticDimension"] + 1
-for key, sets, appended in [
-        ("output.record_steps", [], "[output]\nrecord_steps = [" + ",".join(["1"] * (values["kMaxRecordSteps"] + 1)) + "]"),
+    check(f"{key} one beyond its limit: exit 2 naming the key and the limit {limit}",
+          code == 2 and f"'{key}'" in line and str(limit) in line, line)
+# Arrays too long for a command line: appended to the file. record_steps' limit is the text's own
+# (an array of at most 2^16 entries), which refuses the file before its keys are read.
+d = L["kMaxQuadraticDimension"] + 1
+for key, sets, appended, named, limit in [
+        ("output.record_steps", [], "[output]\nrecord_steps = [" + ",".join(["1"] * (L["kMaxRecordSteps"] + 1)) + "]",
+         "(file)", L["kMaxArrayEntries"]),
         ("quadratic.hessian", ['algorithm.loss="quadratic"'], "[quadratic]\nhessian = [" +
-         ",".join("[" + ",".join("1" if i == j else "0" for j in range(d)) + "]" for i in range(d)) + "]")]:
+         ",".join("[" + ",".join("1" if i == j else "0" for j in range(d)) + "]" for i in range(d)) + "]",
+         "'quadratic.hessian'", L["kMaxQuadraticDimension"])]:
     code, line = refusal("figure1_lambda1.toml", *sets, appended=appended)
-    check(f"{key} one beyond its limit: exit 2 naming the key", code == 2 and (f"'{key}'" in line or "(file)" in line), line)
+    check(f"{key} one beyond its limit: exit 2 naming {named} and the limit {limit}",
+          code == 2 and named in line and str(limit) in line, line)
 code, line = refusal("sweep_surface.toml",
                      f'sweep.axis[0]={{key="algorithm.sigma",range={{start=0.1,stop=1,count={values["kMaxSweepValues"] + 1}}}}}',
                      command="sweep")

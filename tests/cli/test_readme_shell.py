@@ -442,14 +442,20 @@ elif not HAS_PYTHON:
 # ----------------------------------------------------------------------------------------------
 
 
-def agrees(written, value):
-    """|value - written| <= half a unit in the last digit written ('2.04', '0.00400', '1.9e-13', '0')."""
+def agrees(written, value, side=None):
+    """written is value to its digits ('2.04', '0.00400', '1.9e-13', '0'): rounded up (side "up": an
+    upper bound, which must still hold as written), down (a lower bound), or to nearest (None)."""
     if value is None or not isinstance(value, (int, float)) or math.isnan(value):
         return False
     mantissa, _, exponent = written.lower().partition("e")
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
     unit = 10.0 ** (int(exponent or 0) - decimals)
-    return abs(value - float(written)) <= 0.5 * unit * (1 + 1e-9)
+    w, slack = float(written), 1e-9 * unit
+    if side == "up":
+        return value - slack <= w <= value + unit + slack
+    if side == "down":
+        return value - unit - slack <= w <= value + slack
+    return abs(value - w) <= 0.5 * unit + slack
 
 
 def sentence(pattern, where):
@@ -479,7 +485,19 @@ def analyses(obj):
 
 
 def number(where, what, written, value):
-    check(f"README {where}: {what} is {written}", agrees(written, value), f"the program gives {value!r}")
+    """A README number against the program's: a bound the README states must hold as written, so an
+    upper bound (an epsilon, mu or R of an upper bound, a calibrated noise, an error) is checked
+    rounded up, a lower bound rounded down, anything else (an order, a ratio) to nearest."""
+    if "lower" in what:
+        side = "down"
+    elif "poisson-as-if" in what or "order" in what.replace("orders", "") and "epsilon" not in what:
+        side = None
+    elif any(w in what for w in ("epsilon", "mu", "'s R", "noise multiplier", "error", "margin", "excess")):
+        side = "up"
+    else:
+        side = None
+    check(f"README {where}: {what} is {written}" + (f" (rounded {side})" if side else ""),
+          agrees(written, value, side), f"the program gives {value!r}")
 
 
 def toml(name):
@@ -612,6 +630,7 @@ if g:
         ratios = [p / c for p, c in zip(a.get("pdi", {}).get("R", []), a.get("chourasia-cor2", {}).get("R", []))]
         lower = [p / c for p, c in zip(a.get("pdi", {}).get("R", []), a.get("chourasia-thm3-lower", {}).get("R", []))]
         check(f"README {where2}: eta = {g2[1]} is figure2_tight.toml's", float(g2[1]) == eta, eta)
+        check(f"README {where2}: pdi and chourasia-cor2 both apply", ratios and lower, (ratios, lower))
         for x in ratios:  # converged at K = 1000: within 1e-9 of the limit
             number(where2, "the tight solution / Cor 2", g2[0], x)
             check(f"README {where2}: the tight solution / Cor 2 is (2 - eta)^2/4", abs(x - (2 - eta) ** 2 / 4) < 1e-9, x)

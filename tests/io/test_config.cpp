@@ -652,7 +652,7 @@ TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused bef
   for (int k = 0; k < 3; ++k) many_lists += "a" + std::to_string(k) + " = [" + entries_at_limit + "]\n";
   check_error(many_lists, "test.toml", "(file)", "entries (nested arrays' included) squared sum to more than");
   // An array of arrays costs what it holds at every depth (toml11 took 19 s on 400 x 400): 30 rows
-  // of 30 are 930 entries, 864900 squared, more than two lists of 65535 leave (262142); counted row
+  // of 30 hold 900 entries, 810000 squared, more than two lists of 65535 leave (262142); counted row
   // by row (27900) they were let through.
   std::string square = "h = [";
   for (int i = 0; i < 30; ++i) square += std::string(i ? ", [" : "[") + entries_at_limit.substr(0, 59) + "]";
@@ -661,6 +661,15 @@ TEST_CASE("Limits: deep nesting, long dotted keys and huge texts are refused bef
   const std::string two_lists =
       "a = [" + entries_at_limit.substr(0, 131069) + "]\nb = [" + entries_at_limit.substr(0, 131069) + "]\n";
   check_error(two_lists + square, "test.toml", "(file)", "entries (nested arrays' included) squared sum to more than");
+  // The budget is two of the longest lists, and a Hessian at its limit (256 x 256 = 2^16 entries) is
+  // one of them: with a list of 2^16 it passes the text limits, with one entry more it does not.
+  std::string hessian = "h = [";
+  const std::string row = "[" + entries_at_limit.substr(0, 511) + "]";
+  for (int i = 0; i < 256; ++i) hessian += (i ? ", " : "") + row;
+  hessian += "]\n";
+  const std::string longest = "a = [" + entries_at_limit + "]\n";
+  CHECK_NOTHROW(check_toml_limits(hessian + longest, "test.toml"));
+  CHECK_THROWS_AS(check_toml_limits(hessian + longest + "b = [1]\n", "test.toml"), SpecError);
   const SpecError not_counted = error_of(kBase + "s = \"" + std::string(70000, ',') + "\"\nq = [[1, 2], [3]]\n");
   CHECK_THAT(not_counted.rule(), !Catch::Contains("entries"));
   // Not UTF-8: a bad byte in a 'literal string' key made the TOML parser read out of bounds (fuzzer).

@@ -27,3 +27,15 @@ TEST_CASE("format_rounded_up: six digits, never below the value", "[format]") {
   for (double x : {1.0000001, 3.14159265358979, 1e-7 * 1.23456789, 98765.4321, 0.999999949})
     CHECK(std::strtod(format_rounded_up(x).c_str(), nullptr) >= x);
 }
+
+TEST_CASE("format_rounded_down: a lower bound rounded never above the value", "[format]") {
+  CHECK(format_rounded_down(2.1277460123, 5) == "2.1277");
+  CHECK(format_rounded_down(3.0999999, 3) == "3.09");
+  CHECK(format_rounded_up(3.0999999, 3) == "3.1");
+  CHECK(format_rounded_down(0.12473464732425671, 5) == "0.12473");
+  for (double x : {1.0000001, 3.14159265358979, 1e-7 * 1.23456789, 98765.4321, 0.999999949, 2.99999999})
+    for (int digits : {3, 5, 6}) {
+      CHECK(std::strtod(format_rounded_down(x, digits).c_str(), nullptr) <= x);
+      CHECK(std::strtod(format_rounded_up(x, digits).c_str(), nullptr) >= x);
+    }
+}

@@ -58,9 +58,11 @@ def numbers_in(value):
 
 
 def matches(written, observed):
+    """Every number of the block is a bound (an epsilon, a delta, a noise that meets a target): as
+    written it must still hold, so it is the value rounded UP to its digits."""
     digits = len(written.split("e")[0].split(".")[1])
-    target = float(written)
-    return any(abs(x - target) <= 0.5 * 10 ** -digits * 1.0000001 for x in observed)
+    target, unit = float(written), 10.0 ** -digits
+    return any(x - 1e-9 * unit <= target <= x + unit * (1 + 1e-9) for x in observed)
 
 
 def test_the_python_block_runs_as_written_and_its_numbers_hold():
