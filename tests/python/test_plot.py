@@ -334,6 +334,13 @@ def test_fixed_parameters_apply_the_overrides_and_leave_out_the_axes():
     assert "lsi: kind = recursion, c = 5;" in caption and "report: delta = 1e-5;" in caption
     assert caption.endswith("orders: max = 123.5")  # ~4 significant digits, the orders last
     assert plot.fixed_parameters("not = [toml", []) == {} and plot.fixed_caption({}) == ""
+    # An axis on one element of a plain array sweeps the array: it is not stated as fixed.
+    pair = '[quadratic]\npair = [0.5, 1.0]\ninitial_std = 2.0\n'
+    assert plot.fixed_parameters(pair, ["quadratic.pair[0]"]) == {"quadratic.initial_std": 2.0}
+    # Only this run's overrides apply: a copied file's earlier block is comments the run ignored.
+    copied = (f"[lsi]\nkind = \"constant\"\nc = 5.0\n{plot.OVERRIDES_MARKER}\n# lsi.c=7\n"
+              f"{plot.OVERRIDES_MARKER}\n# lsi.c=9\n")
+    assert plot.fixed_parameters(copied, [])["lsi.c"] == 9
 
 
 @pytest.mark.parametrize("kind", ["sweep", "dense"])
