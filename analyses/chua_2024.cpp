@@ -67,31 +67,32 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
   const std::int64_t count = persistent ? 1 : epochs;
   std::vector<pld::Direction> directions;
   std::vector<std::shared_ptr<const pld::DiscretePair>> binned;
-  // The (record's batch shift, the neighbour's) pairs, in units of the noise (see the header).
+  // The (record's batch shift, the neighbour's) pairs, in units of the noise (see the header), from
+  // one-dimensional datasets the run allows (a lower bound needs a dataset that exists):
+  //  - zero-out: every gradient within r of 0 (r = S_g, or S_g/2 with lipschitz_loss), the neighbour
+  //    the null record: the record at +r among records at -r (the paper's pair) or at 0;
+  //  - replace: S_g bounds the difference of every two records, so in one dimension they fit in an
+  //    interval of length S_g, the same pairs as norms <= S_g/2 up to a data-independent shift of
+  //    every batch sum by b times the interval's centre: the record at the top among records at the
+  //    bottom, against a record at the bottom or in the middle.
+  //    (Records far from the differing pair would break S_g: issue 34's audit.)
   std::vector<std::pair<double, double>> shifts;
-  if (run.adjacency == Adjacency::ZeroOut)  // S_g = C bounds each gradient; the neighbour is the null record
-    shifts = {{2.0 * a, a}, {a, 0.0}};      // the others at -C (the paper's pair), or at 0
-  else if (run.gradients_norm_bounded || spec.algorithm.noise_multiplier)  // clipped DP-SGD: norms <= C = S_g/2
-    shifts = {{a, 0.5 * a}, {a, 0.0}};
-  if (!shifts.empty()) {
-    for (auto [p, c] : shifts) {
-      auto pair = std::make_shared<pld::DiscretePair>(pld::shuffled_batch_max_pair(t, scale * p, scale * c));
-      binned.push_back(pair);
-      directions.push_back({{pair, count}});
-    }
+  if (run.adjacency == Adjacency::ZeroOut) {
+    const double r0 = run.gradients_norm_bounded ? 0.5 * a : a;
+    shifts = {{2.0 * r0, r0}, {r0, 0.0}};
   } else {
-    directions.push_back({{std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(scale * a)), count}});
+    shifts = {{a, 0.5 * a}, {a, 0.0}};
+  }
+  for (auto [p, c] : shifts) {
+    auto pair = std::make_shared<pld::DiscretePair>(pld::shuffled_batch_max_pair(t, scale * p, scale * c));
+    binned.push_back(pair);
+    directions.push_back({{pair, count}});
   }
   for (double alpha : run.orders) {
     double best = 0.0;
-    if (binned.empty()) {
-      best = outward::round_down(static_cast<double>(count) * alpha * scale * scale * a * a / 2.0,
-                                 16.0 * outward::kUnitRoundoff);
-    } else {
-      for (const auto& pair : binned)
-        best = std::max(best, outward::round_down(static_cast<double>(count) * pair->renyi_lower(alpha),
-                                                  4.0 * outward::kUnitRoundoff));
-    }
+    for (const auto& pair : binned)
+      best = std::max(best, outward::round_down(static_cast<double>(count) * pair->renyi_lower(alpha),
+                                                4.0 * outward::kUnitRoundoff));
     r.R.push_back(best);
   }
   r.reason =
@@ -99,13 +100,11 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
       "; " +
       (persistent ? "shuffle-once: one epoch with the shifts times sqrt(E)" : "shuffle: the epochs' pairs composed") +
       (run.adjacency == Adjacency::ZeroOut
-           ? "; zero-out: the record at +C among records at -C against the null record (the paper's pair), "
-             "or among records at 0, the larger"
-       : run.gradients_norm_bounded || spec.algorithm.noise_multiplier
-           ? "; norms <= S_g/2: the record at +S_g/2 among records at -S_g/2 against a null record (the "
-             "paper's pair) or one at -S_g/2, the larger"
-           : "; S_g bounds only the difference: the limit of the pair is the Gaussian composition, equal "
-             "to the upper bound (shuffling gains nothing here)");
+           ? std::string("; zero-out: the record at +r among records at -r against the null record (the paper's "
+                         "pair), or among records at 0, the larger; r = ") +
+                 (run.gradients_norm_bounded ? "S_g/2 (lipschitz_loss)" : "S_g")
+           : std::string("; replace: the record at the top of an interval of length S_g among records at its "
+                         "bottom, against a record at the bottom or in the middle, the larger"));
   if (run.steps % t != 0) r.reason += "; the partial last epoch left out";
 
   // The lower estimate of a composition of k pairs is loose by about k h (docs/pld.md): a fine grid,

@@ -14,12 +14,14 @@
 //    gradients, C = S_g/2): g_f = -S_g/2 u, g = S_g/2 u, so a =
 //    1/z; g' = 0 gives c = a/2 (the paper's pair: the record against a null record), g' = g_f gives
 //    c = 0; the larger of the two is reported;
-//  - S_g bounding only the difference g - g': the other records' gradients are unconstrained, and
-//    with g' - g_f -> infinity the record's batch is identified: the limit is the Gaussian pair
-//    N(1/z, 1) against N(0, 1) per epoch, i.e. the composition of the epochs' Gaussians, which is
-//    also the certified upper bound (composition-pld): shuffling then gains nothing.
+//  - replace without a norm bound: S_g bounds the difference of every two records' gradients (a pair
+//    of datasets with other records farther apart would break S_g), so in one dimension the records
+//    fit in an interval of length S_g: the same pairs as above up to a data-independent shift of
+//    every batch sum (b times the interval's centre). (Until issue 34 this case took the limit of
+//    unconstrained other records, the Gaussian composition itself, which no allowed pair reaches.)
 //  - zero-out (S_g = C bounds each gradient, the neighbour is the null record): others at -C give
-//    a = 2/z against c = 1/z (the paper's pair), others at 0 give 1/z against 0; the larger is reported.
+//    a = 2/z against c = 1/z (the paper's pair), others at 0 give 1/z against 0; the larger is
+//    reported; with lipschitz_loss (norms <= S_g/2) the shifts are halved.
 // Epochs: `shuffle` draws a new order each epoch, so the E whole epochs' pairs compose (Chua et al.
 // 2024b, arXiv:2411.04205, dynamic shuffling); `shuffle-once` keeps the order, and the sums of each
 // position over the E epochs are sufficient: one epoch with shifts sqrt(E) a and sqrt(E) c

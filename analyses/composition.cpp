@@ -291,6 +291,14 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
   double q = 0.0;  // the largest rate, for the reason (one rate unless phases set their own)
   for (const auto& s : plan.stretches) q = std::max(q, q_of(s));
   AnalysisResult r = applying(name, citation);
+  if (!exact_setting) {
+    // Outside MTZ19's setting the value rests on a numerical search, not a proof: never silently best.
+    r.status_here = AnalysisStatus::Disputed;
+    r.status_note_here =
+        "b of n drawn afresh, or Poisson under replace: the sampled Gaussian value bounds the step's pair of "
+        "three-Gaussian mixtures only by a numerical search over configurations (norms <= S_g/2), not a proof "
+        "(docs/soundness-cells.md); composition-pld accounts these runs with a proved pair";
+  }
   r.amplified_by_sampling = q < 1.0;
   const std::int64_t steps = total_steps(plan);
   r.reason = std::string(poisson ? "Poisson, q = " : "q = b/n = ") + format_number(q) +

@@ -42,7 +42,8 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     return refused(
         "sampling = per-step under add-remove adjacency: a fixed-size batch refills the removed record's "
         "slot, which the subsampling theorem here (Dong, Roth & Su 2022, Thm 4.2, replace-one) does not "
-        "cover; composition-gaussian and gdp-composition account it");
+        "cover; describe the run with replace or zero-out adjacency (zero-out: the batch loses the record's "
+        "gradient), or with Poisson sampling");
   // Partition, shuffle-once and shuffle: given the batches, the record is in one batch of each epoch.
   const bool fixed_batches =
       run.sampling != BatchSampling::FullBatch && run.sampling != BatchSampling::Poisson && !per_step;
@@ -105,10 +106,15 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   r.amplified_by_sampling = true;
   // Add/remove and zero-out with Poisson batches: the record's term is there or not, the others'
   // inclusions independent of it: the remove and add pairs. Zero-out with b of n drawn afresh is not
-  // that: when the batch holds the record it holds one other record fewer, so the step is a
-  // replace-one pair whose records differ by one clip (x against the null record): Dong, Roth & Su's
-  // C_q(G(1/z)) with z = s / (eta C / b), the per-step replace branch below.
+  // that: when the batch holds the record it holds one other record fewer. Dong, Roth & Su's Thm 4.2
+  // (C_q(f), arXiv:1905.02383) needs the batch mechanism f-DP for replacing a record of the batch by
+  // ANY other record, and two real records are 2C apart (S_g = C bounds each one), not C: the step
+  // is C_q(G(2/z)), z = s / (eta C / b). Attained in the limit: the others at -C, the record at +C
+  // against the null record, (1-q) N(0) + q N(2/z) against (1-q) N(0) + q N(1/z) (issue 34: C_q(G(1/z))
+  // was 12x below this pair's exact epsilon).
   const bool add_remove = one_record_apart(run.adjacency) && !per_step;
+  // mu of a step's Gaussian per unit 1/z: the largest distance of two batch sums in units of Delta.
+  const double per_step_mu_factor = per_step && run.adjacency == Adjacency::ZeroOut ? 2.0 : 1.0;
   // Poisson under replace-one: with per-record norms <= S_g/2, the antipodal pair (tight); else the
   // pair given the batch size; where the sizes' law is too wide to tabulate (n q (1 - q) above about
   // 1e10), the shared-component pair, which needs nothing.
@@ -145,7 +151,7 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     } else if (antipodal) {
       directions[0].push_back({std::make_shared<pld::AntipodalMixturePair>(q, 0.5 / s.z), s.steps});
     } else if (per_step) {
-      directions[0].push_back({pld::fixed_size_subsampled_gaussian_pair(q, 1.0 / s.z), s.steps});
+      directions[0].push_back({pld::fixed_size_subsampled_gaussian_pair(q, per_step_mu_factor / s.z), s.steps});
     } else if (sizes_revealed) {
       directions[0].push_back({pld::sizes_revealed_step_pair(bins.at(s.q), 1.0 / s.z), s.steps});
     } else {
@@ -182,7 +188,8 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
         total += static_cast<double>(s.steps) * (q_of(s) == 1.0 ? alpha / (2.0 * s.z * s.z)
                                                  : add_remove
                                                      ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
-                                                     : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
+                                                     : pld::shared_component_gaussian_rdp(
+                                                           q_of(s), per_step_mu_factor / s.z, alpha));
       }
       r.R.push_back(total);
     }
@@ -199,8 +206,9 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
                                ": remove and add pairs composed separately, delta the larger"
               : antipodal ? "; replace: two records of opposite gradients, norms <= S_g/2 (lipschitz_loss)"
               : per_step && run.adjacency == Adjacency::ZeroOut
-                  ? "; zero-out: Dong, Roth & Su's C_q(G(1/z)) per step (the record against the null record, one clip "
-                    "apart; the batch's other records change with its inclusion)"
+                  ? "; zero-out: Dong, Roth & Su's C_q(G(2/z)) per step (the batch's other records change with the "
+                    "record's inclusion, so the theorem's replace-one hypothesis is needed: two records are two clips "
+                    "apart)"
               : per_step ? "; replace: Dong, Roth & Su's C_q(G(1/z)) per step (S_g bounds the gradients' difference)"
               : sizes_revealed ? "; replace: C_{k/n}(G(1/z)) given the batch size k, the sizes' law revealed (where "
                                  "every per-record gradient norm is <= S_g/2, domain.lipschitz_loss = true gives the "

@@ -15,6 +15,8 @@ namespace {
 
 constexpr double u = 0x1p-53;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// What a term loses where a density underflows (denormals, or 0): far below any delta reported.
+constexpr double kUnderflow = 1e-300;
 const double kInvSqrt2Pi = 1.0 / std::sqrt(2.0 * std::numbers::pi);
 using normal::density, normal::upper_tail, normal::upper_quantile;
 double phi(double x) { return density(x); }
@@ -148,13 +150,23 @@ double GaussianMixturePair::forward_value(double t, double& error, double& p_tai
   for (const auto& c : components_) {
     const double s = t - c.mean;
     double term, scale, rel;
-    if (t >= 0.0) {  // Mills form: phi(s) [M(s) - M(t)], both terms >= 0
+    if (t >= 0.0 && s >= 0.0) {  // Mills form: phi(s) [M(s) - M(t)], both terms >= 0
       const double ps = phi(s);
       const double ms = c.mean == 0.0 ? mt : normal_mills_ratio(s);  // s = t: the same ratio
       term = ps * (ms - mt);
       scale = ps * (ms + mt);
       rel = 24.0 + 0.5 * s * s;
       p_tail += c.weight * ps * ms;
+    } else if (t >= 0.0) {
+      // s < 0: Phi(-s) - phi(s) M(t), with Phi(-s) >= 1/2 (no cancellation to fear). The Mills form
+      // would take phi(s) M(s) = Phi(-s) as 0 * inf once phi(s) underflows (s below about -38.6,
+      // a component far above the threshold), dropping a component worth its whole weight (issue 34).
+      const double ts = upper_tail(s);
+      const double ps = phi(s);  // an underflow here only drops a term below 1e-300, subtracted: value up
+      term = ts - ps * mt;
+      scale = ts + ps * mt;
+      rel = 24.0 + 0.5 * s * s;
+      p_tail += c.weight * ts;
     } else {  // direct form: Phi(-s) - e^{m t - m^2/2} Phi(-t), no underflow for t < 0
       const double e = std::exp(c.mean * t - 0.5 * c.mean * c.mean);
       const double ts = upper_tail(s);
@@ -164,7 +176,7 @@ double GaussianMixturePair::forward_value(double t, double& error, double& p_tai
       p_tail += c.weight * ts;
     }
     value += c.weight * term;
-    error += c.weight * scale * rel * u;
+    error += c.weight * (scale * rel * u + kUnderflow);
   }
   error += 4.0 * static_cast<double>(components_.size()) * u * std::fabs(value);
   return std::max(value, 0.0);
@@ -196,7 +208,7 @@ double GaussianMixturePair::reverse_value(double t, double& error, double& p_tai
     const double head = p_tail;  // Phi(t)
     for (const auto& c : components_) sum += c.weight * (c.mean == 0.0 ? head : upper_tail(c.mean - t));
     value = head - el * sum;
-    error = (head + el * sum) * (24.0 + std::fabs(l.value) + l.error / u) * u;
+    error = (head + el * sum) * (24.0 + std::fabs(l.value) + l.error / u) * u + kUnderflow;
   }
   error += 4.0 * static_cast<double>(components_.size()) * u * std::fabs(value);
   return std::max(value, 0.0);

@@ -28,6 +28,10 @@ double higham_rho(double unit, std::size_t n) {
 
 std::size_t fft_size(std::size_t n) {
   // 2^k or 3 2^k: few distinct lengths, so FFTW's plans (and their set-up) are reused.
+  // Past 2^40 points no transform fits in memory; and past 2^63 the doubling below would wrap to 0
+  // and never end (issue 34: a length cast from an unbounded double).
+  if (n > (std::size_t{1} << 40))
+    throw std::length_error("an FFT of " + std::to_string(n) + " points does not fit in memory");
   std::size_t p = 1;
   while (p < n) p *= 2;
   return (p / 4) * 3 >= n ? (p / 4) * 3 : p;
