@@ -178,7 +178,10 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
     for (auto& d : directions) d.push_back({std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(m)), 1});
 
   // R: the Rényi divergence of the same composed pairs (for the antipodal pair, of the shared-component
-  // pair that dominates it: an upper bound).
+  // pair that dominates it: an upper bound). Zero-out with b of n drawn afresh: the shared-component
+  // pair at 1/z, tighter than C_q(G(2/z)) here: the batches without the record are common to both
+  // datasets, and given the batch's other records the record against the null record moves the sum by
+  // at most C, so by the joint convexity of exp((alpha - 1) R_alpha) the step's R is at most the pair's.
   try {
     for (double alpha : run.orders) {
       double total = alpha * plan.event_slope;
@@ -189,7 +192,7 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
                                                  : add_remove
                                                      ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
                                                      : pld::shared_component_gaussian_rdp(
-                                                           q_of(s), per_step_mu_factor / s.z, alpha));
+                                                           q_of(s), 1.0 / s.z, alpha));
       }
       r.R.push_back(total);
     }
