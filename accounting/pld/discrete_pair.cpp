@@ -13,6 +13,27 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kU = outward::kUnitRoundoff;
+// A narrow outcome's loss, within its probabilities' error bounds, lies within kNarrowLoss of the
+// computed L_i; kSlack covers the rounding of L_i and of e^eps (2 u (1 + |eps|) < 1e-7 below
+// kLargestFastEpsilon), so a narrow outcome with L_i > eps + kSlack has p > e^eps q for certain.
+constexpr double kNarrowLoss = 1e-5;
+constexpr double kSlack = 1e-6;
+constexpr double kLargestFastEpsilon = 1e8;
+
+// Neumaier's compensated sums from the end: out[k] = sum_{i >= k} value(i).
+template <class Value>
+std::vector<double> suffix_sums(std::size_t n, Value value) {
+  std::vector<double> out(n + 1, 0.0);
+  double sum = 0.0, compensation = 0.0;
+  for (std::size_t k = n; k-- > 0;) {
+    const double term = value(k);
+    const double next = sum + term;
+    compensation += std::fabs(sum) >= std::fabs(term) ? (sum - next) + term : (term - next) + sum;
+    sum = next;
+    out[k] = sum + compensation;
+  }
+  return out;
+}
 
 bool valid(const DiscreteOutcome& o) {
   auto probability = [](double x) { return std::isfinite(x) && x >= 0.0 && x <= 1.0; };
@@ -40,9 +61,68 @@ DiscretePair::DiscretePair(std::vector<DiscreteOutcome> outcomes, std::string la
     losses_.push_back(loss(o));
     if (o.q == 0.0) infinite_mass_ += o.p;
   }
+  const std::size_t n = outcomes_.size();
+  wide_.assign(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& o = outcomes_[i];
+    const double q_low = o.q - o.q_error;
+    // log((p + p_error) / q_low) - L_i, the most the loss can exceed its computed value
+    // (p = 0 exactly with q bounded away from 0 never contributes: its loss -inf sorts first, below
+    // every window)
+    const bool never = o.p == 0.0 && o.p_error == 0.0 && q_low >= 16.0 * kU * o.q;
+    const bool narrow = never || (o.p > 0.0 && q_low > 0.0 && std::isfinite(losses_[i]) &&
+                                  std::log1p(o.p_error / o.p) - std::log1p(-o.q_error / o.q) <= kNarrowLoss - kSlack);
+    if (!narrow) wide_[i] = true, wide_indices_.push_back(i);
+  }
+  auto narrow_only = [&](auto field) { return [&, field](std::size_t k) { return wide_[k] ? 0.0 : field(outcomes_[k]); }; };
+  suffix_p_ = suffix_sums(n, narrow_only([](const DiscreteOutcome& o) { return o.p; }));
+  suffix_q_ = suffix_sums(n, narrow_only([](const DiscreteOutcome& o) { return o.q; }));
+  suffix_p_error_ = suffix_sums(n, narrow_only([](const DiscreteOutcome& o) { return o.p_error; }));
+  suffix_q_error_ = suffix_sums(n, narrow_only([](const DiscreteOutcome& o) { return o.q_error; }));
 }
 
 Approx DiscretePair::hockey_stick(double epsilon) const {
+  const double w = std::exp(epsilon);
+  if (!std::isfinite(w) || !(std::fabs(epsilon) <= kLargestFastEpsilon)) return hockey_stick_term_by_term(epsilon);
+  const double w_error = 2.0 * kU * w * (1.0 + std::fabs(epsilon));
+  // Term by term: the narrow outcomes whose loss is near epsilon, and every wide one.
+  const auto first_clear = static_cast<std::size_t>(
+      std::upper_bound(losses_.begin(), losses_.end(), epsilon + kSlack) - losses_.begin());
+  const auto first_near = static_cast<std::size_t>(
+      std::lower_bound(losses_.begin(), losses_.end(), epsilon - kNarrowLoss - kSlack) - losses_.begin());
+  double sum = 0.0, compensation = 0.0, error = 0.0, magnitude = 0.0;
+  auto add_term_by_term = [&](const DiscreteOutcome& o) {
+    const double worst = (o.p + o.p_error) - (w - w_error) * std::max(0.0, o.q - o.q_error);
+    if (!(worst > 0.0)) {
+      if (worst > -8.0 * kU * (o.p + w * o.q)) error += 8.0 * kU * (o.p + w * o.q);
+      return;
+    }
+    const double term = std::max(0.0, o.p - w * o.q);
+    const double next = sum + term;
+    compensation += std::fabs(sum) >= term ? (sum - next) + term : (term - next) + sum;
+    sum = next;
+    error += o.p_error + w * o.q_error + w_error * (o.q + o.q_error);
+    magnitude += o.p + w * o.q;
+  };
+  for (std::size_t i = first_near; i < first_clear; ++i)
+    if (!wide_[i]) add_term_by_term(outcomes_[i]);
+  for (std::size_t i : wide_indices_) add_term_by_term(outcomes_[i]);
+  // The narrow outcomes clearly above epsilon: sum (p - w q), each term positive.
+  const double p_sum = suffix_p_[first_clear], q_sum = suffix_q_[first_clear];
+  const double clear = p_sum - w * q_sum;
+  const double value = clear + (sum + compensation);
+  const double clear_magnitude = p_sum + w * q_sum;
+  error += suffix_p_error_[first_clear] + w * suffix_q_error_[first_clear] +
+           w_error * (q_sum + suffix_q_error_[first_clear]);
+  const double n = static_cast<double>(outcomes_.size());
+  // the suffix sums' compensated rounding (2 u each), the product and the difference (2 u), the
+  // terms' own (3 u, as term by term), and the sums' second-order terms
+  error += 4.0 * kU * clear_magnitude + 3.0 * kU * (magnitude + clear_magnitude) + 4.0 * kU * std::fabs(value) +
+           n * n * kU * kU * (magnitude + clear_magnitude);
+  return {std::max(value, 0.0), error};
+}
+
+Approx DiscretePair::hockey_stick_term_by_term(double epsilon) const {
   // Each term (p_i - e^eps q_i)_+ moves by at most p_error + e^eps q_error when the probabilities
   // move within their bounds; a term that stays negative at the bounds' worst end is exactly 0.
   const double w = std::exp(epsilon);

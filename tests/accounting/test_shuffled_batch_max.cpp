@@ -94,3 +94,23 @@ TEST_CASE("A discrete pair refuses what is not a pair of laws", "[pld][shuffle]"
   CHECK(two.renyi_lower(2.0) <= exact);
   CHECK(two.renyi_lower(2.0) >= exact * (1.0 - 1e-12));
 }
+
+TEST_CASE("A discrete pair's profile by suffix sums: the term-by-term profile's interval, at every grid point",
+          "[pld][shuffle]") {
+  // Consistency of two evaluations of the same sum (the exact floors are the cases above): the fast
+  // path must give an interval that meets the term-by-term one and is no wider than twice it, over a
+  // dense range of epsilons (negative ones included, where every outcome counts).
+  for (auto [t, a, c] : {std::tuple{10, 2.0, 1.0}, std::tuple{600, 0.3, 0.15}, std::tuple{4, 8.0, 0.0}}) {
+    const DiscretePair pair = shuffled_batch_max_pair(t, a, c);
+    for (double eps = -3.0; eps <= 40.0; eps += 0.0137) {
+      const rdpdyn::pld::Approx fast = pair.hockey_stick(eps);
+      const rdpdyn::pld::Approx slow = pair.hockey_stick_term_by_term(eps);
+      INFO("t " << t << ", shifts " << a << ", " << c << ", epsilon " << eps << ": " << fast.value << " +- "
+                << fast.error << " against " << slow.value << " +- " << slow.error);
+      CHECK(fast.upper() >= slow.lower());
+      CHECK(fast.lower() <= slow.upper());
+      CHECK(std::fabs(fast.value - slow.value) <= fast.error + slow.error);
+      CHECK(fast.error <= 2.0 * slow.error + 1e-300);
+    }
+  }
+}
