@@ -85,17 +85,34 @@ struct Sum {
 };
 Sum hockey_sum(const LossDistribution& p, double epsilon) {
   Sum s;
-  const double decay = std::exp(-p.h);
+  const std::size_t n = p.mass.size();
   double a = 0.0, d = 0.0, count = 0.0;
-  std::size_t j = p.mass.size();
-  for (std::size_t i = p.mass.size(); i-- > 0;) {
-    if (p.loss_at(i) <= epsilon) break;  // exact: h is 2^k or 3 2^k
-    a += p.mass[i];
-    d = p.mass[i] + decay * d;
-    count += 1.0;
-    j = i;
+  std::size_t j = n;
+  if (p.above.size() == n + 1 && p.decayed.size() == n + 1) {
+    // the lowest index whose loss is above epsilon (exact comparisons: h is 2^k or 3 2^k)
+    std::size_t lo = 0, hi = n;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (p.loss_at(mid) > epsilon)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    j = lo;
+    a = p.above[j];
+    d = p.decayed[j];
+    count = static_cast<double>(n - j);
+  } else {
+    const double decay = std::exp(-p.h);
+    for (std::size_t i = n; i-- > 0;) {
+      if (p.loss_at(i) <= epsilon) break;  // exact: h is 2^k or 3 2^k
+      a += p.mass[i];
+      d = p.mass[i] + decay * d;
+      count += 1.0;
+      j = i;
+    }
   }
-  if (j == p.mass.size()) return s;
+  if (j == n) return s;
   const double x = epsilon - p.loss_at(j);  // in [-h, 0)
   const double b = std::exp(x) * d;
   s.value = std::max(0.0, a - b);
@@ -207,6 +224,17 @@ LossDistribution discretise(const DominatingPair& pair, const Discretisation& d,
   p.tilt = d.tilt;
   truncate(p, budget, d.log_error_budget + log_moment(p, p.tilt) - std::log(std::max(1.0, copies)));
   return p;
+}
+
+void index_profile(LossDistribution& p) {
+  const std::size_t n = p.mass.size();
+  const double decay = std::exp(-p.h);
+  p.above.assign(n + 1, 0.0);
+  p.decayed.assign(n + 1, 0.0);
+  for (std::size_t i = n; i-- > 0;) {
+    p.above[i] = p.above[i + 1] + p.mass[i];
+    p.decayed[i] = p.mass[i] + decay * p.decayed[i + 1];
+  }
 }
 
 DeltaBounds delta_at(const LossDistribution& p, double epsilon) {

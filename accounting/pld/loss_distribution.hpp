@@ -17,11 +17,12 @@
 //    Thm 10);
 //  - truncation: mass above the kept range goes to the infinity atom, mass below it to its lowest point;
 //  - composition (fourier_composition.hpp): the window's tails are bounded and moved to the infinity
-//    atom; FFT round-off is not a move: it is bounded in a norm weighted by e^{theta l} (the
-//    transforms act on tilted masses), the ledger W, which at epsilon costs at most
-//    e^{-theta epsilon} W: a fraction of delta near the Chernoff-optimal theta, not an absolute amount
-//    that the k copies of a composition would multiply. Errors that reach the infinity atom go to an
-//    unweighted ledger A; the rounding of the tilts is componentwise relative (`relative_error`).
+//    atom; FFT round-off is not a move: it is bounded (by a bound ASSUMED for FFTW's transforms, not
+//    proved: real_fft.hpp) in a norm weighted by e^{theta l} (the transforms act on tilted masses),
+//    the ledger W, which at epsilon costs at most e^{-theta epsilon} W: a fraction of delta near the
+//    Chernoff-optimal theta, not an absolute amount that the k copies of a composition would
+//    multiply. Errors that reach the infinity atom go to an unweighted ledger A; the rounding of the
+//    tilts is componentwise relative (`relative_error`).
 // A certified lower estimate comes for free: the PLD rounded DOWN to the grid has the tails T_{i+1},
 // i.e. it is the connect-the-dots PLD shifted by -h; so the composition of k discretised factors,
 // shifted by -k h, less the mass moved by truncation and the tails' excess, is below the exact one.
@@ -47,6 +48,12 @@ struct LossDistribution {
   double truncated = 0.0;       ///< mass moved up by truncations (subtracted by the lower estimate)
   double tail_excess = 0.0;     ///< bound on how far the tails exceed the exact connect-the-dots tails
   std::int64_t factors = 0;     ///< discretised pairs composed (the lower estimate's shift in h)
+  /// The profile's sums over the masses above each grid point, from the top: above[j] = sum_{i >= j}
+  /// m_i and decayed[j] = sum_{i >= j} m_i e^{l_j - l_i}, accumulated in the order (and so with the
+  /// roundings) of one pass from the top. Empty until index_profile() builds them for a final PLD;
+  /// then delta(epsilon) costs a lookup instead of a pass over the grid (the privacy profile and
+  /// trade-off curves ask hundreds of epsilons).
+  std::vector<double> above, decayed;
 
   double loss_at(std::size_t i) const { return static_cast<double>(offset + static_cast<std::int64_t>(i)) * h; }
   /// The error bound these ledgers add to delta at epsilon (before the relative factor).
@@ -74,6 +81,9 @@ LossDistribution discretise(const DominatingPair& pair, const Discretisation& d,
 
 /// log sum_i m_i e^{theta l_i} over the finite masses (-infinity when there are none), rounded up.
 double log_moment(const LossDistribution& p, double theta);
+
+/// Builds pld.above and pld.decayed (see LossDistribution) for a PLD whose masses will not change.
+void index_profile(LossDistribution& pld);
 
 /// A PLD with all its mass at loss 0 (the identity of composition: no privacy cost).
 LossDistribution no_loss(double h);

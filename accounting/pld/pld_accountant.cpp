@@ -60,7 +60,9 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
     f.reference_delta = reference_delta;
     f.tail = 1e-8 * reference_delta;
     f.max_points = options_.max_points;
-    return compose_in_fourier(counted, f);
+    LossDistribution composed = compose_in_fourier(counted, f);
+    index_profile(composed);
+    return composed;
   };
   Composed c;
   c.h = h;

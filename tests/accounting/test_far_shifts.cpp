@@ -13,6 +13,7 @@
 
 #include "accounting/pld/antipodal_mixture_pair.hpp"
 #include "accounting/pld/gaussian_mixture_pair.hpp"
+#include "accounting/pld/loss_distribution.hpp"
 #include "accounting/pld/shared_component_pair.hpp"
 #include "accounting/pld/worse_of_pairs.hpp"
 
@@ -153,5 +154,24 @@ TEST_CASE("Gaussian-mixture pairs up to 1000 standard deviations apart: the cert
     // and the interval is informative (a bound of 1 would hold trivially): the error bounds grow with
     // |mean x threshold| u, up to 1e-5 relative at shifts of 1000
     CHECK(d.upper() - d.lower() <= 1e-4 * exact + 1e-12);
+  }
+}
+
+TEST_CASE("A PLD's indexed profile gives the bits of one pass from the top", "[pld]") {
+  // index_profile() tabulates the sums hockey_sum accumulated on every call; the same additions in
+  // the same order, so delta_at must not change by one bit (the lookup is a speed-up, not a new
+  // route to check against a floor: the floors of the PLD are the cases of test_pld.cpp).
+  pld::Discretisation d;
+  d.h = 0x1p-10;
+  d.tail = 1e-15;
+  pld::LossDistribution plain = pld::discretise(
+      pld::subsampled_gaussian_pair(0.1, 1.0, pld::GaussianMixturePair::Direction::Forward), d, 1.0);
+  pld::LossDistribution indexed = plain;
+  pld::index_profile(indexed);
+  for (double eps = -1.0; eps <= 8.0; eps += 0.01234) {
+    const pld::DeltaBounds a = pld::delta_at(plain, eps), b = pld::delta_at(indexed, eps);
+    INFO("epsilon " << eps);
+    CHECK(a.upper == b.upper);
+    CHECK(a.lower == b.lower);
   }
 }
