@@ -105,7 +105,19 @@ struct AnalysisResult {
   /// doubtful step is not used by the run), the status that holds here and why.
   std::optional<AnalysisStatus> status_here;
   std::string status_note_here;
+  /// Set (by the registry, for the entries it marks composes_by_fft) when the result's profile
+  /// (fdp_epsilon, fdp_delta, fdp_curves) comes from the PLD accountant, composed by FFT
+  /// (accounting/pld/fourier_composition.hpp), whose round-off bound is assumed, not proved, for
+  /// FFTW's transforms (docs/pld.md section 4): the outputs' status note then carries
+  /// kFftRoundOffLabel (status_note_of).
+  bool fft_round_off_assumed = false;
 };
+
+/// What the outputs add to the status note of an entry whose numbers come through the PLD
+/// accountant's FFT composition: its round-off bound extends Higham's radix-2 theorem to FFTW's
+/// mixed-radix real codelets by an assumed factor, measured but not proved (docs/pld.md section 4).
+inline constexpr const char* kFftRoundOffLabel =
+    "certified up to an assumed FFT round-off bound (docs/pld.md section 4)";
 
 /// A result that does not apply: the entry's name and citation, and why.
 inline AnalysisResult refusal(std::string name, std::string citation, std::string why) {
@@ -153,10 +165,21 @@ struct Analysis {
   /// adjacency = "zero-out"): the composition entries, poisson-as-if, chua-shuffle-lower and
   /// ganesh-group-pld. Every other entry refuses such a run by name (analyses/registry.cpp).
   bool takes_zero_out = false;
+  /// Its privacy profile, where it has one, comes from the PLD accountant's FFT composition (the
+  /// registry's pld_profile marks such entries and their results, AnalysisResult::fft_round_off_assumed).
+  bool composes_by_fft = false;
 
   /// The status that holds for one result of this analysis.
   AnalysisStatus status_of(const AnalysisResult& r) const { return r.status_here.value_or(status); }
 };
+
+/// The status note the outputs print for one result: the note of the status that holds here
+/// (status_note_here, or the analysis' own), with kFftRoundOffLabel appended when the result's
+/// numbers come through the FFT composition (AnalysisResult::fft_round_off_assumed).
+std::string status_note_of(const Analysis& analysis, const AnalysisResult& result);
+/// The status note of the analysis itself, as `rdpdyn analyses` and `sweep` list it: its own, with
+/// kFftRoundOffLabel appended when it composes by FFT (Analysis::composes_by_fft).
+std::string status_note_of(const Analysis& analysis);
 
 /// Every analysis, in the stable order of the outputs.
 const std::vector<Analysis>& analysis_registry();

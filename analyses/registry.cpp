@@ -192,6 +192,21 @@ std::function<AnalysisResult(const AnalysisInput&, std::span<const double>)> pap
   };
 }
 
+/// Marks an entry whose privacy profile comes from the PLD accountant (accounting/pld/
+/// pld_accountant.hpp), composed by FFT: the entry (Analysis::composes_by_fft) and each of its
+/// results that carries such a profile (AnalysisResult::fft_round_off_assumed), so that the outputs'
+/// status note says the round-off bound is assumed (kFftRoundOffLabel, status_note_of). Every entry
+/// that builds a PldAccountant is registered through here.
+Analysis pld_profile(Analysis a) {
+  a.composes_by_fft = true;
+  a.assess = [inner = std::move(a.assess)](const AnalysisInput& in, std::span<const double> orders) {
+    AnalysisResult r = inner(in, orders);
+    r.fft_round_off_assumed = r.applies && (r.fdp_epsilon || r.fdp_delta || r.fdp_curves);
+    return r;
+  };
+  return a;
+}
+
 constexpr auto P = AnalysisStatus::Published;
 constexpr auto D = AnalysisStatus::Derived;
 constexpr auto X = AnalysisStatus::Disputed;
@@ -291,40 +306,45 @@ std::vector<Analysis> build_registry() {
       {"composition-sgm", "Mironov, Talwar, Zhang 2019 (arXiv:1908.10530) Sec. 3; Mironov 2017 Prop. 1", P, "", true,
        accountant(composition_sgm), true, /*takes_changing_rates=*/true, /*takes_groups=*/false,
        /*takes_zero_out=*/true},
-      {"composition-pld",
-       "privacy loss distributions of the run's dominating pairs (Koskela, Jälkö & Honkela 2020, arXiv:1906.03049; "
-       "Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko et al. 2022, "
-       "arXiv:2207.04380), FFT composition, certified (docs/pld.md)",
-       P, "", false, profile_accountant(composition_pld), true, /*takes_changing_rates=*/true,
-       /*takes_groups=*/false, /*takes_zero_out=*/true},
-      {"ganesh-group-pld",
-       "Ganesh 2024 (arXiv:2401.10294): a user's k Poisson-sampled records, the mixture sum_j Bin(j; k, q) N(j/z, 1) "
-       "against N(0, 1) per step and the reverse, composed by the certified PLD accountant",
-       P,
-       "the paper's statement could not be read here (only its abstract): the pair is the one tensorflow/privacy's "
-       "user-level statement builds with dp_accounting's MixtureOfGaussiansDpEvent; docs/analyses.md, \"Users: group "
-       "privacy\"",
-       false, profile_accountant(ganesh_group_pld), true, /*takes_changing_rates=*/true, /*takes_groups=*/true,
-       /*takes_zero_out=*/true},
-      {"poisson-as-if",
-       "the run's fixed-size or shuffled batches accounted as if Poisson-sampled with q = b/n, as opacus and "
-       "dp_accounting account them: composition-pld of that run (Poisson-subsampled Gaussian, Mironov, Talwar & Zhang "
-       "2019, arXiv:1908.10530)",
-       H,
-       "not a bound for the run's batches: shuffled batches can be much less private than Poisson ones (Chua et al. "
-       "2024, arXiv:2403.17673; chua-shuffle-lower shows by how much at least); docs/analyses.md, \"poisson-as-if\"",
-       false, profile_accountant(poisson_as_if), true, /*takes_changing_rates=*/false, /*takes_groups=*/false,
-       /*takes_zero_out=*/true},
-      {"chua-shuffle-lower",
-       "Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang 2024 (arXiv:2403.17673): the largest batch sum of each "
-       "shuffled epoch for a pair of linear-loss datasets, composed over the epochs (Chua et al. 2024b, "
-       "arXiv:2411.04205)",
-       RL,
-       "a lower bound with every iterate released, not of the last iterate; the paper's body could not be read here: "
-       "the pair and test follow the authors' code (google-research dpsgd_batch_sampler_accounting, commit 4c42994) "
-       "and are derived again in docs/analyses.md, \"chua-shuffle-lower, poisson-as-if\"",
-       false, released_lower_bound(chua_shuffle_lower), true, /*takes_changing_rates=*/false,
-       /*takes_groups=*/false, /*takes_zero_out=*/true},
+      pld_profile(
+          {"composition-pld",
+           "privacy loss distributions of the run's dominating pairs (Koskela, Jälkö & Honkela 2020, "
+           "arXiv:1906.03049; Zhu, Dong & Wang 2022, arXiv:2106.08567), connect-the-dots discretisation (Doroshenko "
+           "et al. 2022, arXiv:2207.04380), FFT composition, certified (docs/pld.md)",
+           P, "", false, profile_accountant(composition_pld), true, /*takes_changing_rates=*/true,
+           /*takes_groups=*/false, /*takes_zero_out=*/true}),
+      pld_profile(
+          {"ganesh-group-pld",
+           "Ganesh 2024 (arXiv:2401.10294): a user's k Poisson-sampled records, the mixture sum_j Bin(j; k, q) N(j/z, "
+           "1) against N(0, 1) per step and the reverse, composed by the certified PLD accountant",
+           P,
+           "the paper's statement could not be read here (only its abstract): the pair is the one "
+           "tensorflow/privacy's user-level statement builds with dp_accounting's MixtureOfGaussiansDpEvent; "
+           "docs/analyses.md, \"Users: group privacy\"",
+           false, profile_accountant(ganesh_group_pld), true, /*takes_changing_rates=*/true, /*takes_groups=*/true,
+           /*takes_zero_out=*/true}),
+      pld_profile(
+          {"poisson-as-if",
+           "the run's fixed-size or shuffled batches accounted as if Poisson-sampled with q = b/n, as opacus and "
+           "dp_accounting account them: composition-pld of that run (Poisson-subsampled Gaussian, Mironov, Talwar & "
+           "Zhang 2019, arXiv:1908.10530)",
+           H,
+           "not a bound for the run's batches: shuffled batches can be much less private than Poisson ones (Chua et "
+           "al. 2024, arXiv:2403.17673; chua-shuffle-lower shows by how much at least); docs/analyses.md, "
+           "\"poisson-as-if\"",
+           false, profile_accountant(poisson_as_if), true, /*takes_changing_rates=*/false, /*takes_groups=*/false,
+           /*takes_zero_out=*/true}),
+      pld_profile({"chua-shuffle-lower",
+                   "Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang 2024 (arXiv:2403.17673): the largest batch "
+                   "sum of each shuffled epoch for a pair of linear-loss datasets, composed over the epochs (Chua et "
+                   "al. 2024b, arXiv:2411.04205)",
+                   RL,
+                   "a lower bound with every iterate released, not of the last iterate; the paper's body could not be "
+                   "read here: the pair and test follow the authors' code (google-research "
+                   "dpsgd_batch_sampler_accounting, commit 4c42994) and are derived again in docs/analyses.md, "
+                   "\"chua-shuffle-lower, poisson-as-if\"",
+                   false, released_lower_bound(chua_shuffle_lower), true, /*takes_changing_rates=*/false,
+                   /*takes_groups=*/false, /*takes_zero_out=*/true}),
       {"steinke-last-iterate",
        "Steinke et al. 2025 (arXiv:2410.06186), the last-iterate heuristic: the Binomial(T, q) mixture of Gaussians "
        "against a Gaussian, exact for linear losses",
@@ -339,14 +359,15 @@ std::vector<Analysis> build_registry() {
        "Bok, Su & Altschuler 2024 (arXiv:2403.00278) Sec. 4, NoisyCGD, strongly convex (Thm 4.5 as cited by third "
        "parties; formula of the authors' scripts plot_table_ncgd_fdp.py, table_privacy_lr.py)",
        P, "", true, gdp_paper(bok_su_altschuler_cyclic)},
-      {"noisysgd-window",
-       "derived from Bok, Su & Altschuler 2024 (arXiv:2403.00278), shifted interpolation: NoisySGD with batches drawn "
-       "at every step (b of n, or Poisson), strongly convex smooth losses, replace-one; a window of the last K steps "
-       "composed as PLDs, the earlier steps' shift averaged over its law",
-       D,
-       "docs/derivations/noisysgd_window.md (Theorem A; Poisson: section 1.4), reviewed in docs/analyses.md, "
-       "\"noisysgd-window\"; the paper's own NoisySGD theorem could not be read here, so this is not its formula",
-       false, paper_profile(noisysgd_window), /*monotone_in_steps=*/false},
+      pld_profile(
+          {"noisysgd-window",
+           "derived from Bok, Su & Altschuler 2024 (arXiv:2403.00278), shifted interpolation: NoisySGD with batches "
+           "drawn at every step (b of n, or Poisson), strongly convex smooth losses, replace-one; a window of the "
+           "last K steps composed as PLDs, the earlier steps' shift averaged over its law",
+           D,
+           "docs/derivations/noisysgd_window.md (Theorem A; Poisson: section 1.4), reviewed in docs/analyses.md, "
+           "\"noisysgd-window\"; the paper's own NoisySGD theorem could not be read here, so this is not its formula",
+           false, paper_profile(noisysgd_window), /*monotone_in_steps=*/false}),
       {"gdp-composition", "Dong, Roth & Su 2022 (arXiv:1905.02383) Thm 2.7, Cor 3.3 (Gaussian-DP composition)", P, "",
        true, gdp_spec(gdp_composition)},
       {"exact",
@@ -363,6 +384,18 @@ std::vector<Analysis> build_registry() {
 }
 
 }  // namespace
+
+std::string status_note_of(const Analysis& analysis, const AnalysisResult& result) {
+  const std::string& note = result.status_here ? result.status_note_here : analysis.status_note;
+  if (!result.fft_round_off_assumed) return note;
+  return note.empty() ? std::string(kFftRoundOffLabel) : note + "; " + kFftRoundOffLabel;
+}
+
+std::string status_note_of(const Analysis& analysis) {
+  if (!analysis.composes_by_fft) return analysis.status_note;
+  return analysis.status_note.empty() ? std::string(kFftRoundOffLabel)
+                                      : analysis.status_note + "; " + kFftRoundOffLabel;
+}
 
 const char* status_name(AnalysisStatus status) {
   switch (status) {

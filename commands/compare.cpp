@@ -124,6 +124,11 @@ std::string unamplified_sampling_warning(const TrainingRun& run, bool amplified)
     out +=
         " With fixed-size batches amplification is evaluated under replace adjacency: "
         "domain.adjacency = \"replace\" with domain.lipschitz_loss = true.";
+  } else if (run.adjacency == Adjacency::Replace) {
+    out +=
+        " With lipschitz_loss composition-sgm's value for this sampling rests on a numerical search, not a "
+        "proof (status disputed): report.include_disputed = true lets it count. See the reasons of "
+        "composition-sgm and composition-pld.";
   } else {
     out += " See the reasons of composition-sgm and composition-pld.";
   }
@@ -160,9 +165,9 @@ ComparisonEntry compare_entry(const Analysis& analysis, const AnalysisInput& inp
   if (!e.result.applies)
     e.result.R.clear(), e.result.slope.reset(), e.result.mu.reset(),
         e.result.at_order = nullptr, e.result.fdp_epsilon = nullptr, e.result.fdp_delta = nullptr,
-        e.result.fdp_curves = nullptr, e.result.amplified_by_sampling = false;
+        e.result.fdp_curves = nullptr, e.result.amplified_by_sampling = false, e.result.fft_round_off_assumed = false;
   e.status = analysis.status_of(e.result);
-  e.status_note = e.result.status_here ? e.result.status_note_here : analysis.status_note;
+  e.status_note = status_note_of(analysis, e.result);
   e.epsilon = e.best_order = e.epsilon_recorded_orders = e.best_recorded_order = kNaN;
   if (delta && e.result.applies) assign_epsilon(e, analysis, input, orders, *delta);
   // A lower bound or a bound for some records only certifies no delta for the run.

@@ -27,7 +27,7 @@ SweepSurface empty_surface(const std::string& name, std::size_t points, std::siz
     const Analysis& a = *find_analysis(name);
     s.citation = a.citation;
     s.status = status_name(a.status);
-    s.status_note = a.status_note;
+    s.status_note = status_note_of(a);
   }
   s.R.assign(points * orders, kNaN);
   s.epsilon.assign(points, kNaN);

@@ -264,8 +264,11 @@ std::string comparison_table(const Comparison& c, bool wide) {
   for (const auto& e : c.entries)
     if (e.status == AnalysisStatus::Disputed && e.result.applies)
       out << "disputed " << e.result.name << ": " << e.status_note << "\n";
-  for (const auto& e : c.entries)  // applies, yet not an upper bound on the run: say why beside it
-    if (!bounds_the_run(e.status) && e.result.applies)
+  // Applies, yet not an upper bound on the run: say why beside it; or an upper bound certified up to
+  // the assumed FFT round-off bound (AnalysisResult::fft_round_off_assumed): say so.
+  for (const auto& e : c.entries)
+    if (e.result.applies && e.status != AnalysisStatus::Disputed &&
+        (!bounds_the_run(e.status) || e.result.fft_round_off_assumed))
       out << status_name(e.status) << " " << e.result.name << ": " << e.status_note << "\n";
   if (!c.exact_R.empty()) {
     out << "exact divergence of the worst pair (quadratic loss; a lower bound of every valid analysis):";
@@ -390,7 +393,7 @@ std::string analysis_registry_json() {
     j.push_back({{"name", a.name},
                  {"citation", a.citation},
                  {"status", status_name(a.status)},
-                 {"status_note", a.status_note},
+                 {"status_note", status_note_of(a)},
                  {"any_order", a.any_order}});
   return j.dump();
 }
@@ -401,7 +404,7 @@ std::string analysis_registry_table() {
   for (const auto& a : analysis_registry()) {
     std::snprintf(buf, sizeof buf, "%-28s %-15s %s\n", a.name.c_str(), status_name(a.status), a.citation.c_str());
     out << buf;
-    if (!a.status_note.empty()) out << std::string(45, ' ') << a.status_note << "\n";
+    if (const std::string note = status_note_of(a); !note.empty()) out << std::string(45, ' ') << note << "\n";
   }
   for (auto s : kAllStatuses) out << status_name(s) << ": " << status_meaning(s) << "\n";
   return out.str();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/pld/fft_roundoff_probe.hpp"
 #include "accounting/pld/real_fft.hpp"
 
 namespace rdpdyn::pld {
@@ -313,6 +314,7 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
 
   // Tilt, transform, raise to the counts and multiply.
   RealTransform transform(n);
+  FftRoundoffProbe probe(n);  // a diagnostic, inert unless RDPDYN_FFT_ROUNDOFF_PROBE is set (its header)
   const std::size_t nc = n / 2 + 1;
   std::vector<double> zr(nc, 1.0), zi(nc, 0.0);
   const double rho = fft_relative_error(n);
@@ -352,6 +354,7 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
     const double l2 = std::sqrt(sq) * (1.0 + static_cast<double>(n) * u);
     forward_error += static_cast<double>(parts[k].count) * rho * l2;
     log_spectrum_bound += static_cast<double>(parts[k].count) * std::log(std::max(1.0, l1 + rho * root_n * l2));
+    probe.add_part(values, parts[k].count);
     transform.forward();
     auto spectrum = transform.spectrum();
     for (std::size_t f = 0; f < nc; ++f) {
@@ -380,6 +383,7 @@ LossDistribution compose_at_tilt(std::span<const CountedLoss> parts, const Fouri
   out.offset = first;
   out.mass.resize(n);
   const double scale = 1.0 / static_cast<double>(n);
+  probe.report(values, scale, l1_error);
   double largest_untilt_argument = 0.0;
   const double per_cell = std::exp(-theta * h);
   double factor = 0.0;  // e^{S - theta l_r}, as the tilts above

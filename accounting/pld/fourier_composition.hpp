@@ -2,12 +2,12 @@
 // The composition of a run's discretised PLDs in one pass through the frequency domain: each
 // distinct step transformed once, the transforms raised to their counts and multiplied, one inverse
 // transform (Koskela, Jälkö & Honkela 2020, arXiv:1906.03049, Sec. 6, compose this way), certified
-// as the repeated convolutions of loss_distribution.hpp are (docs/pld.md, section 4).
+// up to an assumed bound on FFTW's round-off (below; docs/pld.md, section 4).
 //
-// What makes it certified:
+// What makes it certified (every step proved, except the one marked ASSUMED):
 //  - tilt: the transforms act on m_i e^{theta l_i} / E[e^{theta L}] (theta the Chernoff-optimal tilt
-//    for the requested delta), so the round-off, bounded in L2 by Higham's Thm 24.2 through the
-//    forward transforms, the powers (a product of n complex factors has relative error at most
+//    for the requested delta), so the round-off, bounded in L2 through the forward transforms (by
+//    the assumed transform bound, last item), the powers (a product of n complex factors has relative error at most
 //    (1 + sqrt 2 gamma_2)^n - 1, Higham Lemma 3.5) and the inverse, becomes the weighted ledger W
 //    whose cost at epsilon is e^{-theta epsilon} W, a fixed small fraction of delta;
 //  - window: the composed loss is computed modulo N grid cells, on a window [B, B + N) chosen by
@@ -17,10 +17,12 @@
 //    by e^{theta k N h}: with B <= 0 that removes only mass below every epsilon >= 0 asked (no effect
 //    on delta(epsilon)); with B > 0 the bound on P(L < B h) is added to the infinity atom. The
 //    bounds, and what the wrapped copies add, are subtracted from the lower estimate.
-//  - the round-off bound rests on Higham's Thm 24.2 for complex radix-2 transforms, applied to
-//    FFTW's r2c/c2r (mixed radices, codelets) with a 4x margin on eta: an assumption backed by
-//    measurement (worst errors 0.4-0.9% of the bound for 2^k and 3 2^k lengths up to 2^22 against
-//    long double transforms), not a theorem about FFTW's code (docs/pld.md section 4).
+//  - ASSUMED: the round-off bound rests on Higham's Thm 24.2, proved for complex radix-2 transforms,
+//    applied to FFTW's r2c/c2r (mixed radices, codelets) with a 4x margin on eta (real_fft.hpp). No
+//    theorem covers FFTW's code; the assumption is backed by measurement only (single transforms and
+//    every composition of the test suite against long double recomputations, fft_roundoff_probe.hpp;
+//    docs/pld.md section 4), and the entries built on it say "certified up to an assumed FFT
+//    round-off bound" (analyses/analysis.hpp, kFftRoundOffLabel).
 #include <cstdint>
 #include <span>
 
@@ -42,7 +44,9 @@ struct FourierOptions {
   std::size_t max_points = std::size_t{1} << 22;  ///< refuse (std::length_error) a longer window
 };
 
-/// The PLD of the composition of the parts (one grid spacing), certified (header).
+/// The PLD of the composition of the parts (one grid spacing), certified up to the assumed FFT
+/// round-off bound (header). With RDPDYN_FFT_ROUNDOFF_PROBE set, each FFT pass is also measured
+/// against a long double recomputation (fft_roundoff_probe.hpp; no effect on the result).
 LossDistribution compose_in_fourier(std::span<const CountedLoss> parts, const FourierOptions& options);
 
 /// The tilt theta minimising the Chernoff bound (log E[e^{theta L}] + log(1/delta)) / theta of the

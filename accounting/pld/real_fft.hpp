@@ -2,12 +2,18 @@
 // FFTW3's real transforms in double, and the bound on their round-off that the PLD accountant's
 // certificate uses (fourier_composition.hpp, docs/pld.md section 4).
 //
-// The bound: Higham, "Accuracy and Stability of Numerical Algorithms" (2nd ed., 2002), Thm 24.2,
-// gives for a radix-2 FFT of length N computed in floating point ||y^ - y||_2 <= rho ||y||_2 with
-// rho = log2(N) eta / (1 - log2(N) eta), eta = mu + gamma_4 (sqrt 2 + mu), mu the error of the
-// twiddle factors. FFTW uses mixed radices and codelets rather than plain radix 2; eta is taken 4
-// times Higham's radix-2 value (mu = 2 u) to cover that, and the composition built on it is checked
-// against exact long double compositions in tests/accounting/test_pld.cpp.
+// The bound is ASSUMED, not proved, for these transforms. What is proved: Higham, "Accuracy and
+// Stability of Numerical Algorithms" (2nd ed., 2002), Thm 24.2, for a complex radix-2 Cooley-Tukey
+// FFT of length N = 2^t computed in floating point with precomputed twiddle factors of error at most
+// mu: ||y^ - y||_2 <= rho ||y||_2, rho = log2(N) eta / (1 - log2(N) eta), eta = mu + gamma_4 (sqrt 2 + mu).
+// What is assumed: that FFTW's r2c/c2r transforms (mixed radices, lengths 3 2^k as well as 2^k,
+// generated codelets, real-input algorithms) obey the same bound with eta taken 4 times the radix-2
+// value at mu = 2 u (fft_relative_error). No published theorem covers FFTW's code paths, and no check
+// here proves it; the entries whose numbers come through it say "certified up to an assumed FFT
+// round-off bound" in their status notes (analyses/analysis.hpp, kFftRoundOffLabel). What backs the
+// assumption is measurement only: single transforms against long double DFTs
+// (tests/accounting/test_pld.cpp) and every composition of the test suite against a long double
+// recomputation (fft_roundoff_probe.hpp; the margin table in docs/pld.md section 4).
 #include <complex>
 #include <cstddef>
 #include <span>
@@ -17,7 +23,8 @@ namespace rdpdyn::pld {
 /// A transform length >= n of the form 2^k or 3 2^k (FFTW's fast sizes, few distinct plans).
 std::size_t fft_size(std::size_t n);
 
-/// Higham's rho (header) for a double transform of length n: ||fl(FFT x) - FFT x||_2 <= rho ||FFT x||_2.
+/// Higham's rho with the assumed factor 4 on eta (header) for a double transform of length n:
+/// ||fl(FFT x) - FFT x||_2 <= rho ||FFT x||_2, assumed (not proved) for FFTW's transforms.
 double fft_relative_error(std::size_t n);
 
 /// FFTW's real transforms of one length (FFTW_ESTIMATE plans, made once per length and shared:

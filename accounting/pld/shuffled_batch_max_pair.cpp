@@ -102,8 +102,10 @@ double log_normal_cdf(double x) {
 
 DiscretePair shuffled_batch_max_pair(std::int64_t batches, double shift_p, double shift_q, std::size_t cells) {
   if (batches < 1 || !std::isfinite(shift_p) || !std::isfinite(shift_q) || !(shift_q >= 0.0) || !(shift_p > shift_q) ||
-      cells < 16)
-    throw std::invalid_argument("shuffled_batch_max_pair: needs t >= 1, 0 <= c < a finite, cells >= 16");
+      cells < 16 || shift_p > 30.0)
+    throw std::invalid_argument(
+        "shuffled_batch_max_pair: needs t >= 1, 0 <= c < a <= 30 (the cells end where Phi's tails leave the "
+        "doubles), cells >= 16");
   const std::int64_t t = batches;
   // Cut points: from where Q's CDF is e^-60 (P's is smaller: its shift is larger) to where P's
   // survival is e^-60 (Q's is smaller), capped where Phi's tail stays representable.

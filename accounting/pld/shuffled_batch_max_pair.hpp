@@ -18,7 +18,7 @@
 
 namespace rdpdyn::pld {
 
-/// t = batches >= 1, shifts 0 <= shift_q < shift_p (finite, in noise standard deviations),
+/// t = batches >= 1, shifts 0 <= shift_q < shift_p <= 30 (in noise standard deviations),
 /// cells >= 16. Throws std::invalid_argument otherwise.
 DiscretePair shuffled_batch_max_pair(std::int64_t batches, double shift_p, double shift_q, std::size_t cells = 4000);
 

@@ -6,8 +6,13 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "accounting/gaussian_dp.hpp"
@@ -178,6 +183,51 @@ TEST_CASE("Fourier composition: never below the exact composition of the discret
   CHECK(checked == (3 * 2 * 2 * 3 * 2 - 4) * 49);
 }
 
+TEST_CASE("FFT round-off probe: off by default; when set, one line per composition and no effect", "[pld]") {
+  // accounting/pld/fft_roundoff_probe.hpp: the diagnostic behind the margin table of docs/pld.md
+  // section 4. One composition at a fixed tilt (one FFT pass) with and without the probe.
+  pld::Discretisation d;
+  d.h = 0x1p-8;
+  d.tail = 1e-14;
+  const pld::LossDistribution one = pld::discretise(pld::subsampled_gaussian_pair(0.1, 1.0, Dir::Forward), d, 50.0);
+  const std::vector<pld::CountedLoss> parts{{&one, 50}};
+  pld::FourierOptions f;
+  f.reference_delta = 1e-6;
+  f.tilt = pld::chernoff_tilt(parts, f.reference_delta);
+  const char* previous = std::getenv("RDPDYN_FFT_ROUNDOFF_PROBE");
+  const std::string saved = previous ? previous : "";
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("rdpdyn_fft_probe_" + std::to_string(std::random_device{}()) + ".txt"))
+          .string();
+  ::unsetenv("RDPDYN_FFT_ROUNDOFF_PROBE");
+  const pld::LossDistribution plain = pld::compose_in_fourier(parts, f);
+  ::setenv("RDPDYN_FFT_ROUNDOFF_PROBE", path.c_str(), 1);
+  const pld::LossDistribution probed = pld::compose_in_fourier(parts, f);
+  if (previous)
+    ::setenv("RDPDYN_FFT_ROUNDOFF_PROBE", saved.c_str(), 1);
+  else
+    ::unsetenv("RDPDYN_FFT_ROUNDOFF_PROBE");
+  CHECK(probed.mass == plain.mass);
+  CHECK(probed.log_weighted_error == plain.log_weighted_error);
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::filesystem::remove(path);
+  REQUIRE(lines.size() == 1);
+  std::size_t n = 0, count_parts = 0;
+  long long count = 0;
+  double bound = 0.0, measured = 0.0, margin = 0.0;
+  REQUIRE(std::sscanf(lines[0].c_str(), "n=%zu parts=%zu count=%lld bound=%lf measured=%lf margin=%lf", &n,
+                      &count_parts, &count, &bound, &measured, &margin) == 6);
+  CHECK(n == plain.mass.size());
+  CHECK(count_parts == 1);
+  CHECK(count == 50);
+  // the double result differs from the long double one, by less than the bound
+  CHECK(measured > 0.0);
+  CHECK(measured < bound);
+  CHECK(margin == Approx(bound / measured).epsilon(1e-5));
+}
+
 TEST_CASE("Pairs: the profile brackets the exact delta at the exact epsilon (40-digit mpmath)", "[pld]") {
   for (const auto& r : pld_reference::kExactSingleStep) {
     if (r.epsilon == 0.0) continue;  // delta(0) is below the target already: delta(eps) != target there
@@ -221,6 +271,12 @@ TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pl
     }
   }
   SECTION("replace adjacency: a shared component apart") {
+    // kBracketReplace brackets this (derived, dominating) pair's own composition: they check the
+    // composition, not the pair. The pair's floor is a concrete pair of datasets': S_g bounding the
+    // gradients' difference, the others at 0 and the record's gradient S_g against 0 give the Poisson
+    // remove pair (1-q) N(0) + q N(1/z) against N(0), whose certified brackets (kBracketComposed,
+    // remove; one step: kExactSingleStep) pld_certified.py computed independently of this code.
+    int floored = 0;
     for (const auto& r : pld_reference::kBracketReplace) {
       auto pair = std::make_shared<pld::SharedComponentPair>(
           r.q, std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(1.0 / r.z)));
@@ -228,7 +284,18 @@ TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pl
       INFO("q = " << r.q << ", z = " << r.z << ", k = " << r.steps << ", delta = " << r.delta);
       CHECK(e.upper >= r.lower);
       CHECK(e.upper <= r.upper * 1.005 + 1e-4);
+      for (const auto& b : pld_reference::kBracketComposed)
+        if (b.remove && b.q == r.q && b.z == r.z && b.steps == r.steps && b.delta == r.delta) {
+          CHECK(e.upper >= b.lower);
+          ++floored;
+        }
+      for (const auto& x : pld_reference::kExactSingleStep)
+        if (r.steps == 1 && x.remove && x.q == r.q && x.z == r.z && x.delta == r.delta) {
+          CHECK(e.upper >= x.epsilon);
+          ++floored;
+        }
     }
+    CHECK(floored >= 12);
   }
   SECTION("Gaussians compose to the exact mu-GDP profile") {
     for (const auto& r : pld_reference::kExactGaussian) {

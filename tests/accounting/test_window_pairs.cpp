@@ -81,12 +81,24 @@ TEST_CASE("C_q(G(mu)) is the worse of the add and remove pairs, and symmetric", 
   const auto pair = pld::fixed_size_subsampled_gaussian_pair(q, mu);
   const auto remove = pld::subsampled_gaussian_pair(q, mu, D::Forward);
   const auto add = pld::subsampled_gaussian_pair(q, mu, D::Reverse);
-  for (double eps : {-2.0, -0.5, -0.01, 0.0, 0.01, 0.1, 0.5, 1.0, 2.0, 4.0}) {
-    INFO("epsilon = " << eps);
-    const double larger = std::max(remove.hockey_stick(eps).value, add.hockey_stick(eps).value);
+  // The floor, independent of this code: one step of b of n drawn afresh under replace-one, the
+  // others at -C and the record at +C against -C (and the same datasets swapped), i.e. 0.99 N(0) +
+  // 0.01 N(mu) against N(0) and the reverse; delta(eps) of the worse of the two, mpmath at 40 digits
+  // (tests/soundness/floors/values.py, "cq_profile_q0.01_mu1/1.1"). The pair is claimed tight (DRS
+  // 2022 Thm 4.2: C_q(G(mu)) is attained by these datasets at one step): equal to 1e-9.
+  const double eps_at[] = {-2.0, -0.5, -0.01, 0.0, 0.01, 0.1, 0.5, 1.0, 2.0, 4.0};
+  const double exact[] = {0.8646647167633895,     0.39346935696235963,   0.011483872058226095,   0.003505637162732454,
+                          0.0015491198070164175,  3.114751737971009e-05, 2.7492415688464732e-08, 1.3097453066797593e-10,
+                          1.6682701096889674e-14, 1.101823179481584e-22};
+  for (std::size_t i = 0; i < 10; ++i) {
+    const double eps = eps_at[i];
+    INFO("epsilon = " << eps << ", exact " << exact[i]);
     const pld::Approx v = pair->hockey_stick(eps);
-    CHECK(v.upper() >= larger);
-    CHECK(v.lower() <= larger);
+    CHECK(v.upper() >= exact[i] * (1.0 - 1e-15));
+    CHECK(v.lower() <= exact[i] * (1.0 + 1e-15));
+    CHECK(v.value == Approx(exact[i]).epsilon(1e-9).margin(1e-15));
+    // Consistency check (two routes of this code, not a floor): the larger of the remove and add pairs.
+    const double larger = std::max(remove.hockey_stick(eps).value, add.hockey_stick(eps).value);
     CHECK(v.value == Approx(larger).epsilon(1e-9).margin(1e-300));
     // a symmetric trade-off curve: delta(-eps) = 1 - e^{-eps} + e^{-eps} delta(eps)
     if (eps > 0.0) {
@@ -94,7 +106,10 @@ TEST_CASE("C_q(G(mu)) is the worse of the add and remove pairs, and symmetric", 
       CHECK(lo.value == Approx(-std::expm1(-eps) + std::exp(-eps) * hi.value).epsilon(1e-9).margin(1e-15));
     }
   }
-  // q = 1: the Gaussian itself
+  // q = 1: the Gaussian itself, N(mu) against N(0) at eps = 0.3: 0.25750275994537986 (mpmath, same
+  // script); the consistency with gaussian_pair kept as such.
+  CHECK(pld::fixed_size_subsampled_gaussian_pair(1.0, mu)->hockey_stick(0.3).value ==
+        Approx(0.25750275994537986).epsilon(1e-12));
   CHECK(pld::fixed_size_subsampled_gaussian_pair(1.0, mu)->hockey_stick(0.3).value ==
         Approx(pld::gaussian_pair(mu).hockey_stick(0.3).value).epsilon(1e-15));
 }
@@ -103,11 +118,23 @@ TEST_CASE("A revealed mixture's profile is the weighted sum of its components'",
   auto g1 = std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(0.5));
   auto g2 = std::make_shared<pld::GaussianMixturePair>(pld::gaussian_pair(2.0));
   const pld::RevealedMixturePair mix({{0.5, g1}, {0.3, g2}, {0.19, nullptr}}, 0.01, "test");
-  for (double eps : {-1.0, 0.0, 0.5, 2.0, 6.0}) {
+  // The floor, independent of this code: the concrete pair that reveals which of N(0.5) vs N(0)
+  // (weight 0.5), N(2) vs N(0) (0.3), N(0) vs N(0) (0.19) it draws, and with weight 0.01 an outcome
+  // only P has; its delta(eps) in mpmath at 40 digits (tests/soundness/floors/values.py,
+  // "revealed_mixture_profile"). The pair is that pair: equal to 1e-12.
+  const double eps_at[] = {-1.0, 0.0, 0.5, 2.0, 6.0};
+  const double exact[] = {0.6933258738058766, 0.3135131733240495, 0.2159758472040148, 0.10957411921736629,
+                          0.0129919123201081};
+  for (std::size_t i = 0; i < 5; ++i) {
+    const double eps = eps_at[i];
+    INFO("epsilon = " << eps << ", exact " << exact[i]);
+    CHECK(mix.hockey_stick(eps).upper() >= exact[i] * (1.0 - 1e-15));
+    CHECK(mix.hockey_stick(eps).value == Approx(exact[i]).epsilon(1e-12));
+    CHECK(mix.hockey_stick(eps).error >= 0.0);
+    // Consistency check (this code's own components, not a floor): the weighted sum.
     const double none = eps < 0 ? -std::expm1(eps) : 0.0;
     const double expect = 0.5 * g1->hockey_stick(eps).value + 0.3 * g2->hockey_stick(eps).value + 0.19 * none + 0.01;
     CHECK(mix.hockey_stick(eps).value == Approx(expect).epsilon(1e-14));
-    CHECK(mix.hockey_stick(eps).error >= 0.0);
   }
   CHECK(mix.hockey_stick(50.0).value >= 0.01);  // the apart atom never goes away
   CHECK_THROWS_AS(pld::RevealedMixturePair({{0.5, g1}}, 0.0, "short"), std::invalid_argument);

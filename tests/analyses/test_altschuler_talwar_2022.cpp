@@ -540,7 +540,19 @@ TEST_CASE("pabi-strongly-convex equals Prop. 5.4 with the optimal shifts, solved
   // z_t = c z_{t-1} + s - a_t >= 0 and z_T = 0; a_t proportional to c^{T-t} (Cauchy-Schwarz on the
   // constraint sum_t c^{T-t} a_t = s sum_t c^{T-t}). Built and checked step by step here.
   const double alpha = 3.5, sigma = 0.7, eta = 0.1, L = 1.5, n = 200;
-  for (double c : {0.0, 0.3, 0.9, 0.999})
+  // The floor, independent of this code and of Prop. 5.4: the quadratic run whose gradient map
+  // contracts by c (curvature (1 - c)/eta), the record moving each update by 2 eta L / n over the noise
+  // eta sigma: both last iterates Gaussian, R = alpha m^2 / (2 V) (mpmath, 40 digits, rounded down;
+  // tests/soundness/floors/values.py, "pabi_sc_prop54"; rows c, columns T). PABI's optimum is
+  // attained there (Cauchy-Schwarz with equality): equal to 1e-9.
+  const double exact[4][5] = {
+      {0.00080357142857142, 0.00080357142857142, 0.00080357142857142, 0.00080357142857142, 0.00080357142857142},
+      {0.00080357142857142, 0.0012459043250327, 0.0014916943289502, 0.0014923469387755, 0.0014923469387755},
+      {0.00080357142857142, 0.0016027032359905, 0.0053881520023384, 0.015213082580223, 0.015267857142857},
+      {0.00080357142857142, 0.0016071424549551, 0.0056249774775902, 0.048199816187356, 1.4541929036718}};
+  int row = 0;
+  for (double c : {0.0, 0.3, 0.9, 0.999}) {
+    int col = 0;
     for (std::int64_t T : {1, 2, 7, 60, 3000}) {
       const double s = 2 * eta * L / n;
       std::vector<double> w(static_cast<std::size_t>(T));
@@ -560,24 +572,55 @@ TEST_CASE("pabi-strongly-convex equals Prop. 5.4 with the optimal shifts, solved
       }
       CHECK(std::fabs(z) <= 1e-9 * s);
       const double expected = alpha / (2 * eta * eta * sigma * sigma) * sum_a2;
-      INFO("c = " << c << ", T = " << T);
-      CHECK(at::pabi_sc_full_batch(setting(sigma, eta, L, 0, n, n, T), alpha, c) == Approx(expected).epsilon(1e-10));
+      INFO("c = " << c << ", T = " << T << ", exact " << exact[row][col]);
+      const double value = at::pabi_sc_full_batch(setting(sigma, eta, L, 0, n, n, T), alpha, c);
+      CHECK(value >= exact[row][col] * (1 - 1e-12));
+      CHECK(value == Approx(exact[row][col]).epsilon(1e-9));
+      // Consistency check (the same optimisation solved here, not a floor).
+      CHECK(value == Approx(expected).epsilon(1e-10));
+      ++col;
     }
+    ++row;
+  }
 }
 
 TEST_CASE("pabi-strongly-convex: one step is a Gaussian, then it plateaus below composition", "[at][pabi][plateau]") {
   // C21 Figure 1, lambda = beta = 1: c = 1 - eta = 0.98; limit (1+c)/(1-c) = 99 one-step Gaussians.
   auto run = run_of(0.2, 0.02, 2.0, std::nullopt, 5000, 5000, 1, BatchSampling::FullBatch, {2, 10, 40.5});
   run.lambda = run.beta = 1.0;
+  // The floor, independent of this code: the quadratic run of curvature 1 (c = 0.98) from a point
+  // start, the record moving each update by eta S_g / n = 1.6e-5 over the noise eta sigma_AT = 0.004;
+  // its last iterates' exact R at orders 2, 10, 40.5 after K steps (mpmath, rounded down;
+  // tests/soundness/floors/values.py, "pabi_sc_plateau"; the K = 10^5 row serves 10^8, c^K being
+  // below 1e-800 at both). PABI's optimum is attained there: equal to 1e-9. (1 - 1e-12: the floors are
+  // exact for the decimal parameters, the run's are their doubles.)
+  const double exact[7][3] = {{1.6e-05, 8e-05, 0.00032399999999999},
+                              {0.00015946343635313, 0.00079731718176567, 0.0032291345861509},
+                              {0.0012130557134671, 0.0060652785673355, 0.024564378197708},
+                              {0.0015838700413464, 0.0079193502067324, 0.032073368337266},
+                              {0.0015839999999999, 0.0079199999999999, 0.032075999999999},
+                              {0.0015839999999999, 0.0079199999999999, 0.032075999999999},
+                              {0.0015839999999999, 0.0079199999999999, 0.032075999999999}};
   const auto one = pabi_strongly_convex(run);
   REQUIRE(one.applies);
   const auto g1 = composition_gaussian(run);
-  for (std::size_t i = 0; i < 3; ++i) CHECK(one.R[i] == Approx(g1.R[i]).epsilon(1e-13));
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(one.R[i] >= exact[0][i] * (1 - 1e-12));
+    CHECK(one.R[i] == Approx(exact[0][i]).epsilon(1e-12));
+    CHECK(one.R[i] == Approx(g1.R[i]).epsilon(1e-13));  // consistency check: one step is the Gaussian mechanism
+  }
   double prev = 0.0;
+  int row = 0;
   for (std::int64_t K : {1, 10, 100, 500, 5000, 100000, 100000000}) {
     run.steps = K;
     const auto r = pabi_strongly_convex(run);
     const auto g = composition_gaussian(run);
+    for (std::size_t i = 0; i < 3; ++i) {
+      INFO("K = " << K << ", order " << run.orders[i] << ": exact " << exact[row][i]);
+      CHECK(r.R[i] >= exact[row][i] * (1 - 1e-12));
+      CHECK(r.R[i] == Approx(exact[row][i]).epsilon(1e-9));
+    }
+    ++row;
     CHECK(r.R[1] >= prev);
     CHECK(r.R[1] <= g.R[1] * (1 + 1e-13));
     CHECK(r.R[1] <= 0.00792 * (1 + 1e-12));  // the T -> infinity limit 0.00792

@@ -218,6 +218,20 @@ TEST_CASE("The PDI treats Poisson sampling as a release at every step (b = q n):
   const AnalysisResult pdi = assess(c, "pdi"), g = assess(c, "composition-gaussian");
   REQUIRE(pdi.applies);
   REQUIRE(g.applies);
+  // The floor, independent of this code: a linear loss (lambda = 0 declared), the record's gradient
+  // +S_g/2 against -S_g/2 (norms <= S_g/2 declared), the others 0: the last iterates are
+  // sum_j Bin(j; 200, 0.1) N(-+ j d/2, V), d = eta S_g / b = 5e-4, V = 200 (2 eta sigma^2) = 0.2; their
+  // R at orders 1.5, 2, 8 by quadrature (tests/soundness/floors/values.py, "pdi_poisson_linear").
+  const double floor[] = {0.000374997853258, 0.00049999713761, 0.0019999885543};
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO("order " << c.spec.orders[i] << ": pdi " << pdi.R[i] << ", floor " << floor[i]);
+    CHECK(pdi.R[i] >= floor[i]);
+  }
+  // The release at every step: 200 Gaussian mechanisms of shift d over the noise sqrt(2 eta) sigma,
+  // alpha 200 d^2 / (2 (2 eta sigma^2)) (Mironov 2017 Prop. 7; the bound pdi claims here, by hand).
+  for (std::size_t i = 0; i < 3; ++i)
+    CHECK(pdi.R[i] == Approx(c.spec.orders[i] * 200 * 5e-4 * 5e-4 / (2 * 2 * 0.05 * 0.1 * 0.1)).epsilon(1e-12));
+  // Consistency check (two routes of this code, not a floor): composition-gaussian's value.
   for (std::size_t i = 0; i < g.R.size(); ++i) CHECK(pdi.R[i] == Approx(g.R[i]).epsilon(1e-12));
   // The expected batch size is the normaliser: q = 0.05 doubles Delta, quadruples the cost.
   RunConfig half = c;

@@ -196,13 +196,32 @@ TEST_CASE("pdi (optimal gamma, characteristics engine, c = lambda/sigma^2) is at
   // 0.5387 of Lemma I.2 here, the factor-2 better asymptote of the continuous LSI constant.
   CHECK(pdi.R[1] == Approx(kOptimalGammaAt8).epsilon(1e-9));
   CHECK(pdi.R[1] / i2.R[1] == Approx(0.5386783386425908).epsilon(1e-8));
+  // The comparisons above are with other routes of this code (and the closed form of pdi's own
+  // derivation). The floor, independent of them: the quadratic loss of curvature lambda = 0.5 makes
+  // the diffusion an Ornstein-Uhlenbeck process; from the shared stationary start N(0, sigma^2/lambda)
+  // both laws stay Gaussian of variance sigma^2/lambda with mean gap (S_g/(n lambda)) (1 - e^{-lambda t}),
+  // R = alpha gap^2 lambda / (2 sigma^2) (mpmath, rounded down; tests/soundness/floors/values.py,
+  // "langevin_ou"): at t = 10 and orders 2, 8, 32, 128, then at orders 2, 8 at the horizons below.
+  const double ou[] = {0.00078925560474527, 0.003157022418981, 0.012628089675924, 0.050512358703697};
+  for (std::size_t i = 0; i < 4; ++i) CHECK(pdi.R[i] >= ou[i]);
+  const double ou_at[5][2] = {{1.9900291042741e-08, 7.9601164170965e-08},
+                              {3.9143274855858e-05, 0.00015657309942343},
+                              {0.00012385449739694, 0.00049541798958776},
+                              {0.00031966112071498, 0.0012786444828599},
+                              {0.00079999999670215, 0.0031999999868086}};
   // Along the run: pdi stays below Lemma I.2 at every horizon, including short ones (where
-  // Lemma I.2 is about twice Lemma C.1 and pdi equals Lemma C.1).
+  // Lemma I.2 is about twice Lemma C.1 and pdi equals Lemma C.1), and above the exact value.
+  int row = 0;
   for (double t : {0.01, 0.5, 1.0, 2.0, 40.0}) {
     RunConfig h = c;
     h.spec.algorithm.time = t;
     const AnalysisResult p = assess(h, "pdi"), g = assess(h, "ganesh-lemma-i2");
     REQUIRE(p.applies);
     for (std::size_t i = 0; i < h.spec.orders.size(); ++i) CHECK(p.R[i] <= g.R[i]);
+    INFO("t = " << t);
+    CHECK(p.R[0] >= ou_at[row][0]);
+    CHECK(p.R[1] >= ou_at[row][1]);
+    CHECK(g.R[0] >= ou_at[row][0]);
+    ++row;
   }
 }

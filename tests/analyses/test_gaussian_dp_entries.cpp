@@ -205,8 +205,18 @@ TEST_CASE("gdp-composition is mu_1 sqrt(T) on full batch; refuses R_0", "[gdp]")
   CHECK(*r.mu == Approx(mu).epsilon(1e-12));
   CHECK(*r.mu >= mu);
   CHECK(r.R[1] == Approx(4.0 * mu * mu / 2).epsilon(1e-12));
-  // Same composed Rényi curve as composition-gaussian, smaller epsilon by the exact conversion.
+  // The floor, independent of this code: a quadratic loss of curvature 0.5 (the declared lambda) with
+  // every iterate released is 500 Gaussian mechanisms of shift eta S_g / n over the noise sqrt(2 eta)
+  // sigma, exactly G(mu) with mu = sqrt(eta/2) S_g sqrt(500) / (n sigma) = 0.025; its epsilon at 1e-5
+  // is 0.0749416871978 (mpmath, 40 digits, rounded down; tests/soundness/floors/values.py,
+  // "gdp_composition_full_batch"). The entry is tight here: within 1e-9.
   const Comparison cmp = run_comparison(c, engines);
+  CHECK(*r.mu >= 0.025 * (1.0 - 1e-15));
+  CHECK(*r.mu == Approx(0.025).epsilon(1e-12));
+  CHECK(entry(cmp, "gdp-composition").epsilon >= 0.0749416871978);
+  CHECK(entry(cmp, "gdp-composition").epsilon <= 0.0749416871978 * (1.0 + 1e-9));
+  // Consistency checks (two routes of this code, not floors): the same composed Rényi curve as
+  // composition-gaussian, a smaller epsilon by the exact conversion.
   CHECK(entry(cmp, "gdp-composition").result.R[0] ==
         Approx(entry(cmp, "composition-gaussian").result.R[0]).epsilon(1e-12));
   CHECK(entry(cmp, "gdp-composition").epsilon < entry(cmp, "composition-gaussian").epsilon);

@@ -364,6 +364,12 @@ TEST_CASE("V5: Thm D.6, its recursion (122), and C21 Cor 1 at full batch", "[ye-
     std::int64_t K;
     double d6, rec, c1;
   };
+  // The floor of the recursion (122) at gamma = 1/2 (the derived entry's ingredient), independent of
+  // this code and of the paper's formulas: the quadratic run of curvature lambda from a point start,
+  // its last iterates' exact R at alpha = 10 (tests/soundness/floors/values.py, "ys_v5_rows").
+  const double exact[] = {0.00079731718176567, 0.0060652785673355, 0.0079199999733417,
+                          0.0079199999999999,  0.0039199999999999, 0.0019199999999999};
+  int row = 0;
   for (const Row& r : {Row{1, 10, 1.51459e-3, 9.80212e-4, 1.52260e-3}, Row{1, 100, 1.00420e-2, 6.36955e-3, 1.01139e-2},
                        Row{1, 1000, 1.58393e-2, 7.92081e-3, 1.59993e-2}, Row{1, 10000, 1.58400e-2, 7.92081e-3, 1.6e-2},
                        Row{2, 1000, 7.84e-3, 3.92163e-3, 8.0e-3}, Row{4, 1000, 3.84e-3, 1.92333e-3, 4.0e-3}}) {
@@ -380,6 +386,10 @@ TEST_CASE("V5: Thm D.6, its recursion (122), and C21 Cor 1 at full batch", "[ye-
     // (122).
     CHECK(d6 < cor1(r.lambda, double(r.K)));
     CHECK(rec <= d6 * (1 + 1e-12));
+    INFO("lambda = " << r.lambda << ", K = " << r.K << ": exact " << exact[row]);
+    CHECK(rec >= exact[row] * (1 - 1e-12));  // decimal parameters, the run's are doubles
+    CHECK(d6 >= exact[row] * (1 - 1e-12));
+    ++row;
   }
 }
 
@@ -472,10 +482,19 @@ TEST_CASE("full batch (b = n): the mini-batch results reduce to composition", "[
   TrainingRun run = base_run();
   run.n = n, run.batch_size = 5000, run.sampling = BatchSampling::FullBatch, run.eta = eta, run.sigma = sigma;
   run.sensitivity = Sg, run.lambda = 1, run.beta = 4, run.orders = {10.0};
+  // Floor (independent of this code): the quadratic run of curvature 1 from a point start, exact R at
+  // alpha = 10 after K = 1, 10, 1000 steps (tests/soundness/floors/values.py, "ys_d6_figure1", last row;
+  // exact for the decimal parameters, the run's are their doubles: 1e-12 relative of slack).
+  const double exact_at[] = {8e-05, 0.00079731718176567, 0.0079199999733417};
+  int i_k = 0;
   for (std::int64_t K : {1, 10, 1000}) {
     run.steps = K;
     const auto r = ys::d6_optimal_split(run);
     REQUIRE(r.applies);
+    INFO("K = " << K);
+    CHECK(r.R[0] >= exact_at[i_k] * (1 - 1e-12));
+    CHECK(ys::d6(run).R[0] >= exact_at[i_k] * (1 - 1e-12));
+    ++i_k;
     CHECK(r.R[0] <= 10 * w * double(K) * (1 + 1e-12));
     CHECK(r.R[0] <= 10 * w * ys::d6_recursion_units(K, std::pow(1 - eta, 2), 0.5));
     CHECK(ys::d6(run).R[0] == Approx(10 * w * ys::d6_units(K, eta, 0.5)).epsilon(1e-15));
@@ -523,15 +542,35 @@ TEST_CASE("ye-shokri-thm3.3: (91) at the worst batch, (80) when lambda = 0", "[y
 
 TEST_CASE("ye-shokri-thm3.3-shifted: worst batch of the smallest of (91), (80) and the recursion",
           "[ye-shokri][analysis]") {
+  // The checks below recompute the derivation's own formulas. Its floor, independent of this code and
+  // of the paper: the quadratic run of curvature lambda (the record in the last batch, the worst
+  // position) from a point start; its last iterates' exact R at orders 2, 8, 32
+  // (tests/soundness/floors/values.py, "ys_partition_worst"; [lambda = 1, 0.01, 0][K = 1, 2, 10]).
+  const double exact[3][3][3] = {{{2.437585443869e-05, 9.750341775476e-05, 0.00039001367101904},
+                                  {2.4664480238536e-05, 9.8657920954144e-05, 0.00039463168381657},
+                                  {2.4666209410736e-05, 9.8664837642944e-05, 0.00039465935057177}},
+                                 {{2.6258018402302e-06, 1.050320736092e-05, 4.2012829443683e-05},
+                                  {5.248323205238e-06, 2.0993292820952e-05, 8.3973171283809e-05},
+                                  {2.5729416150038e-05, 0.00010291766460015, 0.0004116706584006}},
+                                 {{2.4999999999999e-06, 9.999999999999e-06, 3.9999999999999e-05},
+                                  {4.9999999999999e-06, 1.9999999999999e-05, 7.9999999999999e-05},
+                                  {2.5e-05, 0.0001, 0.0004}}};
+  int il = 0;
   for (double lambda : {1.0, 0.01, 0.0}) {
     TrainingRun run = base_run();
     run.lambda = lambda;
     const double q = std::pow(1 - kEta * lambda, 2);
+    int ik = 0;
     for (std::int64_t K : {1, 2, 10}) {
       run.steps = K * kBatches;
       const auto r = ys::thm3_3_shifted(run);
       REQUIRE(r.applies);
       CHECK(r.name == "ye-shokri-thm3.3-shifted");
+      for (std::size_t i = 0; i < 3; ++i) {
+        INFO("lambda = " << lambda << ", K = " << K << ", order " << run.orders[i]);
+        CHECK(r.R[i] >= exact[il][ik][i]);
+      }
+      ++ik;
       double worst = 0;
       for (std::int64_t j0 = 0; j0 < kBatches; ++j0) {
         double best = std::min((K - 1) / 100.0 + 1.0 / double(kBatches - j0),  // (80)
@@ -546,12 +585,15 @@ TEST_CASE("ye-shokri-thm3.3-shifted: worst batch of the smallest of (91), (80) a
       for (std::size_t i = 0; i < run.orders.size(); ++i)
         CHECK(r.R[i] == Approx(run.orders[i] * kW * worst).epsilon(1e-10));
     }
+    ++il;
   }
-  // V4(a) K = 10: below Thm 3.3's 1.000647e-3 at alpha = 8 (the recursion wins there).
+  // V4(a) K = 10: below Thm 3.3's 1.000647e-3 at alpha = 8 (the recursion wins there), above the
+  // exact 9.8664837642944e-05 of the quadratic run (the floor above).
   TrainingRun run = base_run();
   run.orders = {8.0};
   const auto r = ys::thm3_3_shifted(run);
   CHECK(r.R[0] < 1.000647e-3 * (1 - 1e-5));
+  CHECK(r.R[0] >= 9.8664837642944e-05);
   CHECK(contains(r.reason, "here the Lemma 3.2 recursion"));
   // A partial last epoch: the published entry refuses, the shifted one runs the recursion only.
   run.steps = 1050;
@@ -579,16 +621,27 @@ TEST_CASE("ye-shokri-thm4.2: one epoch of a random partition", "[ye-shokri][anal
     CHECK(r.R[i] == Approx(std::log(s / kBatches) / (a - 1)).epsilon(1e-10));
   }
   CHECK(r.R[1] == Approx(3.0374e-5).epsilon(1e-4));  // V4(a), K = 1
-  // K = 1: the per-batch bounds are eps_0^{n/b - j0} themselves, so the mixture is (135) again.
+  // K = 1: the per-batch bounds are eps_0^{n/b - j0} themselves, so the mixture is (135) again
+  // (a consistency check between two routes of this code).
   const auto m = ys::thm4_2_mixture(run);
   REQUIRE(m.applies);
   for (std::size_t i = 0; i < run.orders.size(); ++i) CHECK(m.R[i] == Approx(r.R[i]).epsilon(1e-12));
+  // The floor, independent of this code and of the paper: the quadratic run of curvature 1 with the
+  // record's batch uniform over the 100 positions: the last iterates (1/100) sum_j N(g_j, V) against
+  // N(0, V); R at orders 2, 8, 32 by quadrature, the larger direction (tests/soundness/floors/
+  // values.py, "ys_shuffle_mixture").
+  const double mixture_floor[] = {9.63525530701e-07, 3.85413746119e-06, 1.54171183771e-05};
+  for (std::size_t i = 0; i < run.orders.size(); ++i) {
+    CHECK(m.R[i] >= mixture_floor[i]);
+    CHECK(r.R[i] >= mixture_floor[i]);
+  }
   // K = 10 epochs of a partition drawn once (V4(a)): (135) is the reference 3.1022e-5; the mixture
-  // over the per-batch minima is smaller.
+  // over the per-batch minima is smaller, and above the same run's floor 3.90004688943e-06 at order 8.
   run.sampling = BatchSampling::ShuffleOnce, run.steps = 10 * kBatches, run.orders = {8.0};
   CHECK(ys::thm4_2(run).R[0] == Approx(3.1022e-5).epsilon(1e-4));
   CHECK(ys::thm4_2(run).R[0] == ys::thm42(8.0, kBatches, 10, q, kW));
   CHECK(ys::thm4_2_mixture(run).R[0] < 3.1022e-5 * (1 - 1e-3));
+  CHECK(ys::thm4_2_mixture(run).R[0] >= 3.90004688943e-06);
 }
 
 TEST_CASE("ye-shokri-thm4.3 and ye-shokri-d6 on runs", "[ye-shokri][analysis]") {
@@ -634,6 +687,12 @@ TEST_CASE("ye-shokri-thm4.3 and ye-shokri-d6 on runs", "[ye-shokri][analysis]") 
   REQUIRE(o.applies);
   CHECK(o.R[0] <= 7.92081e-3);                       // (122) at gamma = 1/2 (V5)
   CHECK(o.R[0] == Approx(7.9200e-3).epsilon(1e-4));  // the optimised split gains a little
+  // The floor, independent of this code: the quadratic run of curvature lambda = 1 from a point start
+  // has exact R 0.0079199999733417 at alpha 10 and 0.015839999946683 at 20 (tests/soundness/floors/
+  // values.py, "ys_d6_figure1"): the optimised split is within 1e-4 of it.
+  CHECK(o.R[0] >= 0.0079199999733417 * (1 - 1e-12));
+  CHECK(o.R[1] >= 0.015839999946683 * (1 - 1e-12));
+  CHECK(d.R[0] >= 0.0079199999733417 * (1 - 1e-12));
   CHECK(o.R[1] == Approx(2 * o.R[0]).epsilon(1e-14));
   CHECK(contains(o.reason, "gamma = "));
 }
@@ -813,13 +872,23 @@ TEST_CASE("published entries = their formulas: examples/ye_shokri_mnist_partitio
 TEST_CASE("published entries = their formulas: Thm D.6 (112) at C21 Figure 1", "[ye-shokri][reference]") {
   // examples/figure1_lambda{1,2,4}.toml: eta = sigma = 0.02, S_g = 4, n = b = 5000, beta = 4, K = 1000.
   // hp: 60-digit (112) with the sum over k = 1..K written out (the authors' code has no D.6).
+  // exact: the derived entry's floor, independent of this code and of the paper: the quadratic run of
+  // curvature lambda from a point start, its last iterates' exact R (tests/soundness/floors/values.py,
+  // "ys_d6_figure1").
   struct Row {
     double lambda;
     double ref[3];
+    double exact[3];
   };
-  for (const Row& row : {Row{1, {0.015839316167441014511, 0.031678632334882029021, 0.047517948502323043532}},
-                         Row{2, {0.0078399999868055355897, 0.015679999973611071179, 0.023519999960416606769}},
-                         Row{4, {0.0038399999999999998296, 0.0076799999999999996593, 0.011519999999999999489}}}) {
+  for (const Row& row : {Row{1,
+                             {0.015839316167441014511, 0.031678632334882029021, 0.047517948502323043532},
+                             {0.0079199999733417, 0.015839999946683, 0.023759999920025}},
+                         Row{2,
+                             {0.0078399999868055355897, 0.015679999973611071179, 0.023519999960416606769},
+                             {0.0039199999999999, 0.0078399999999999, 0.011759999999999}},
+                         Row{4,
+                             {0.0038399999999999998296, 0.0076799999999999996593, 0.011519999999999999489},
+                             {0.0019199999999999, 0.0038399999999999, 0.0057599999999999}}}) {
     TrainingRun run;
     run.n = 5000, run.batch_size = 5000, run.sampling = BatchSampling::FullBatch, run.steps = 1000;
     run.eta = 0.02, run.sigma = 0.02, run.sensitivity = 4, run.lambda = row.lambda, run.beta = 4;
@@ -828,16 +897,74 @@ TEST_CASE("published entries = their formulas: Thm D.6 (112) at C21 Figure 1", "
     REQUIRE(d.applies);
     REQUIRE(o.applies);
     for (std::size_t i = 0; i < 3; ++i) {
-      INFO("lambda = " << row.lambda << ", alpha = " << run.orders[i]);
+      INFO("lambda = " << row.lambda << ", alpha = " << run.orders[i] << ", floor " << row.exact[i]);
       CHECK(rel_err(d.R[i], row.ref[i]) <= kRefTol);
-      CHECK(o.R[i] <= d.R[i]);        // derived <= published
+      CHECK(o.R[i] <= d.R[i]);        // derived <= published (a consistency check, not a floor)
       CHECK(o.R[i] < 0.51 * d.R[i]);  // about half at convergence
+      // the floor (exact for the decimal parameters, the run's are their doubles)
+      CHECK(o.R[i] >= row.exact[i] * (1 - 1e-12));
     }
   }
 }
 
 TEST_CASE("derived entries never exceed their published entries", "[ye-shokri][analysis]") {
+  // "derived <= published" compares two routes of this code: it shows the improvement, not that it is
+  // sound. The floors, independent of this code and of the paper (tests/soundness/floors/values.py,
+  // "ys_derived_loop"), for each (lambda, K) in the loop's order: the quadratic run of curvature
+  // lambda with the record's batch uniform (a partition drawn once: (1/100) sum_j N(g_j, V) against
+  // N(0, V), R by quadrature, the larger direction), then the full-batch run's exact R, at the loop's
+  // orders. Every entry that applies is held to them.
+  const double floors[16][2][6] = {
+      {{1.262242529e-06, 1.874609233e-06, 2.499478887e-06, 9.997915389e-06, 7.998332545e-05, 0.0006398667529},
+       {1.2624973947977e-07, 1.8749961308877e-07, 2.4999948411836e-07, 9.9999793647344e-07, 7.9999834917875e-06,
+        6.39998679343e-05}},
+      {{2.522902424e-06, 3.746876372e-06, 4.995835072e-06, 1.998334022e-05, 0.0001598667311, 0.001278934445},
+       {2.5249790006483e-07, 3.749968812844e-07, 4.9999584171254e-07, 1.9999833668501e-06, 1.5999866934801e-05,
+        0.00012799893547841}},
+      {{8.748336458e-06, 1.299257052e-05, 1.73234273e-05, 6.929371054e-05, 0.0005543497964, 0.004434805544},
+       {8.8365976820536e-07, 1.3123659923842e-06, 1.7498213231789e-06, 6.9992852927157e-06, 5.5994282341725e-05,
+        0.0004479542587338}},
+      {{3.207265455e-05, 4.763264723e-05, 6.351019663e-05, 0.0002540408065, 0.002032327958, 0.01625872007},
+       {3.7804109220426e-06, 5.6144716663999e-06, 7.4859622218665e-06, 2.9943848887466e-05, 0.00023955079109972,
+        0.0019164063287978}},
+      {{1.066797111e-06, 1.584344094e-06, 2.112459109e-06, 8.449855895e-06, 6.760031426e-05, 0.0005408964346},
+       {1.260126272633e-07, 1.8714746623263e-07, 2.4952995497685e-07, 9.981198199074e-07, 7.9849585592592e-06,
+        6.3879668474073e-05}},
+      {{1.515640073e-06, 2.250942899e-06, 3.001257934e-06, 1.20050712e-05, 9.604353104e-05, 0.000768537852},
+       {2.5059962307342e-07, 3.7217765802984e-07, 4.9623687737312e-07, 1.9849475094925e-06, 1.587958007594e-05,
+        0.00012703664060752}},
+      {{1.670628969e-06, 2.481124549e-06, 3.308166978e-06, 1.32327159e-05, 0.0001058653253, 0.0008471529772},
+       {8.0962352630131e-07, 1.2024111776752e-06, 1.6032149035669e-06, 6.4128596142678e-06, 5.1302876914142e-05,
+        0.00041042301531314}},
+      {{1.670713967e-06, 2.481250747e-06, 3.308335242e-06, 1.323338896e-05, 0.0001058707101, 0.0008471960794},
+       {1.6352137758412e-06, 2.4285353106553e-06, 3.2380470808737e-06, 1.2952188323495e-05, 0.00010361750658796,
+        0.00082894005270368}},
+      {{4.865853799e-07, 7.226436616e-07, 9.635255307e-07, 3.854137461e-06, 3.083575303e-05, 0.0002468560242},
+       {1.23579992864e-07, 1.8353464286733e-07, 2.4471285715644e-07, 9.7885142862579e-07, 7.8308114290063e-06,
+        6.2646491432051e-05}},
+      {{4.923467263e-07, 7.312002438e-07, 9.749343243e-07, 3.899773481e-06, 3.120090441e-05, 0.0002497812874},
+       {2.3251289449807e-07, 3.4531617994763e-07, 4.604215732635e-07, 1.841686293054e-06, 1.4733490344432e-05,
+        0.00011786792275545}},
+      {{4.923812764e-07, 7.312515059e-07, 9.75002675e-07, 3.900046889e-06, 3.120309205e-05, 0.000249798813},
+       {4.6594110521322e-07, 6.9199174041567e-07, 9.2265565388756e-07, 3.6906226155502e-06, 2.9524980924402e-05,
+        0.00023619984739521}},
+      {{4.923812764e-07, 7.312515059e-07, 9.75002675e-07, 3.900046889e-06, 3.120309205e-05, 0.000249798813},
+       {4.9237479563454e-07, 7.3124969648694e-07, 9.7499959531593e-07, 3.8999983812637e-06, 3.1199987050109e-05,
+        0.00024959989640087}},
+      {{8.838208279e-08, 1.312522712e-07, 1.7500314e-07, 7.000221332e-07, 5.600906396e-06, 4.48540067e-05},
+       {7.895221634127e-08, 1.1725576684347e-07, 1.5634102245796e-07, 6.2536408983184e-07, 5.0029127186547e-06,
+        4.0023301749238e-05}},
+      {{8.838208279e-08, 1.312522712e-07, 1.7500314e-07, 7.000221332e-07, 5.600906396e-06, 4.48540067e-05},
+       {8.7816260172206e-08, 1.3042018837456e-07, 1.7389358449941e-07, 6.9557433799767e-07, 5.5645947039813e-06,
+        4.4516757631851e-05}},
+      {{8.838208279e-08, 1.312522712e-07, 1.7500314e-07, 7.000221332e-07, 5.600906396e-06, 4.48540067e-05},
+       {8.837499968257e-08, 1.3124999952856e-07, 1.7499999937142e-07, 6.999999974857e-07, 5.5999999798856e-06,
+        4.4799999839085e-05}},
+      {{8.838208279e-08, 1.312522712e-07, 1.7500314e-07, 7.000221332e-07, 5.600906396e-06, 4.48540067e-05},
+       {8.8374999999999e-08, 1.3124999999999e-07, 1.7499999999999e-07, 6.9999999999999e-07, 5.5999999999999e-06,
+        4.4799999999999e-05}}};
   TrainingRun run = base_run();
+  int cell = 0;
   for (double lambda : {0.01, 0.3, 1.0, 5.0})
     for (std::int64_t K : {1, 2, 7, 30}) {
       run.lambda = lambda, run.steps = K * kBatches, run.orders = {1.01, 1.5, 2, 8, 64, 512};
@@ -845,14 +972,27 @@ TEST_CASE("derived entries never exceed their published entries", "[ye-shokri][a
       const auto a = ys::thm3_3(run), as = ys::thm3_3_shifted(run), b = ys::thm4_2(run), bm = ys::thm4_2_mixture(run);
       REQUIRE((a.applies && as.applies && b.applies && bm.applies));
       for (std::size_t i = 0; i < run.orders.size(); ++i) {
-        CHECK(as.R[i] <= a.R[i]);
+        INFO("lambda = " << lambda << ", K = " << K << ", order " << run.orders[i] << ": floor " << floors[cell][0][i]);
+        CHECK(as.R[i] <= a.R[i]);  // consistency checks (not floors)
         CHECK(bm.R[i] <= b.R[i]);
+        CHECK(a.R[i] >= floors[cell][0][i]);
+        CHECK(as.R[i] >= floors[cell][0][i]);
+        CHECK(b.R[i] >= floors[cell][0][i]);
+        CHECK(bm.R[i] >= floors[cell][0][i]);
       }
       TrainingRun fb = run;
       fb.n = 1000, fb.batch_size = 1000, fb.sampling = BatchSampling::FullBatch, fb.steps = K * 10;
       const auto d = ys::d6(fb), o = ys::d6_optimal_split(fb);
       REQUIRE((d.applies && o.applies));
-      for (std::size_t i = 0; i < run.orders.size(); ++i) CHECK(o.R[i] <= d.R[i]);
+      for (std::size_t i = 0; i < run.orders.size(); ++i) {
+        INFO("full batch, lambda = " << lambda << ", K = " << K << ", order " << run.orders[i] << ": floor "
+                                     << floors[cell][1][i]);
+        CHECK(o.R[i] <= d.R[i]);  // consistency check (not a floor)
+        // the floors are exact for the decimal parameters, the run's are their doubles
+        CHECK(o.R[i] >= floors[cell][1][i] * (1 - 1e-12));
+        CHECK(d.R[i] >= floors[cell][1][i] * (1 - 1e-12));
+      }
+      ++cell;
     }
 }
 

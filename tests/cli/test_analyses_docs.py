@@ -8,6 +8,8 @@
   table's `status` row names every one (it listed three of eight).
 - The HDF5 table states the shape the program writes for an entry that does not apply.
 - The soundness campaign's "Not covered" names are those of tests/soundness/campaign.py's docstring.
+- The entries labelled "certified up to an assumed FFT round-off bound" are those the docs name, and
+  docs/pld.md section 4 states the assumption and keeps the margin table.
 
 usage: test_analyses_docs.py RDPDYN SOURCE_DIR
 """
@@ -68,6 +70,24 @@ words = words.replace("ganesh-lemma-c1, -i2", "ganesh-lemma-c1, ganesh-lemma-i2"
 in_docstring = {n for n in re.findall(r"(?<![\w-])([a-z][a-z0-9.-]*[a-z0-9])(?![\w-])", words) if n in registered}
 check("the campaign's 'Not covered' analyses are those its docstring names", names and names == in_docstring,
       {"only in the docs": sorted(names - in_docstring), "only in the docstring": sorted(in_docstring - names)})
+# The entries composed by FFT: the paragraph "Certified up to an assumed FFT round-off bound" names
+# exactly those whose status note carries the label (analyses/analysis.hpp, kFftRoundOffLabel), and
+# the JSON field table's status_note row quotes the label.
+FFT_LABEL = "certified up to an assumed FFT round-off bound (docs/pld.md section 4)"
+fft_doc = DOC[DOC.index("**Certified up to an assumed FFT round-off bound.**"):]
+fft_doc = fft_doc[:fft_doc.index("\n\n")]
+fft_named = {n for n in re.findall(r"`([a-z0-9.-]+)`", fft_doc) if n in registered}
+fft_labelled = {a["name"] for a in registry if a["status_note"].endswith(FFT_LABEL)}
+check("the FFT-labelled entries are those docs/analyses.md names", fft_labelled and fft_named == fft_labelled,
+      {"docs": sorted(fft_named), "program": sorted(fft_labelled)})
+check("docs/analyses.md quotes the FFT label", FFT_LABEL in " ".join(fft_doc.split()), fft_doc[:300])
+note_row = re.search(r"^\| `analyses\[\]\.status`[^\n]*", DOC, re.M).group(0)
+check("the JSON field table's status_note row quotes the FFT label", FFT_LABEL in note_row, note_row[-400:])
+pld_doc = open(os.path.join(SOURCE, "docs", "pld.md"), encoding="utf-8").read()
+section4 = pld_doc[pld_doc.index("## 4."):pld_doc.index("## 5.")]
+check("docs/pld.md section 4 says what is assumed and shows the margin table",
+      "**The assumption.**" in section4 and "| n |" in section4 and FFT_LABEL in " ".join(section4.split()),
+      section4[:300])
 cor1 = dict(rows).get("chourasia-cor1", "")
 check("chourasia-cor1's row says why a point start is covered too", "point start" in table.split("chourasia-cor1")[1]
       .split("\n")[0], cor1)

@@ -34,8 +34,36 @@ for derived, published in IMPROVES.items():
     check(f"registry: {derived} points at its derivation", note == f'docs/analyses.md, "{derived}"', note)
 
 
+# What the outputs add to the status note of an entry whose numbers come through the FFT
+# composition (analyses/analysis.hpp, kFftRoundOffLabel).
+FFT_LABEL = "certified up to an assumed FFT round-off bound (docs/pld.md section 4)"
+for entry in REGISTRY:
+    fft = entry["name"] in ("composition-pld", "ganesh-group-pld", "poisson-as-if", "chua-shuffle-lower",
+                            "noisysgd-window")
+    check(f"registry: {entry['name']} {'carries' if fft else 'does not carry'} the FFT label",
+          entry["status_note"].endswith(FFT_LABEL) == fft, entry["status_note"])
+
+
 def max_rel(xs, refs):
     return max(abs(x - r) / abs(r) for x, r in zip(xs, refs))
+
+
+# Statuses whose values must be at or above the privacy of every pair of neighbouring datasets the run
+# admits (a disputed entry is left to its dispute; docs/analyses.md, "Status of an analysis").
+BOUNDS = ("published", "derived")
+
+
+def floors(example, analyses, R_floor, eps_floor=None):
+    """Every applying published or derived entry at or above a concrete pair's exact R (and epsilon):
+    floors computed independently of rdpdyn (tests/soundness/floors/values.py), not other routes of it."""
+    for x in analyses.values():
+        if not x["applies"] or x["status"] not in BOUNDS:
+            continue
+        check(f"{example}: {x['name']} R at or above the concrete pair's exact R",
+              all(r >= f for r, f in zip(x["R"], R_floor)), (x["R"], R_floor))
+        if eps_floor is not None:
+            check(f"{example}: {x['name']} epsilon at or above the concrete pair's {eps_floor}",
+                  x["epsilon"] >= eps_floor, x["epsilon"])
 
 
 def rounded_up_from(xs, refs, steps):
@@ -64,6 +92,8 @@ def layout(example, obj):
         else:
             check(f"{example}: {a['name']} says why it does not apply", len(a["reason"]) > 10, a["reason"])
     by_name = {a["name"]: a for a in obj["analyses"]}
+    # derived <= published compares two routes of this code (the improvement, not its soundness); the
+    # derived entries' floors are floors() below, from concrete pairs of datasets.
     for derived, published in IMPROVES.items():
         d, p = by_name[derived], by_name[published]
         if p["applies"]:
@@ -90,6 +120,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check("figure1: chourasia-cor1 applies", a["chourasia-cor1"]["applies"])
     check("figure1: pdi applies and equals Cor 1 (gamma = 1/2)",
           a["pdi"]["applies"] and all(abs(x - y) <= 1e-12 * y for x, y in zip(a["pdi"]["R"], a["chourasia-cor1"]["R"])))
+    # The floor of every entry (pdi, the derived ye-shokri-d6-optimal-split, ...), independent of them: the
+    # quadratic run of curvature lambda = 1 from a point start, exact R at orders 10, 20, 30 (mpmath;
+    # tests/soundness/floors/values.py, "figure1_quadratic").
+    floors("figure1", a, [0.0079199999733417, 0.015839999946683, 0.023759999920025])
     check("figure1: mini-batch analyses refuse with the sampling", "partition" in a["ye-shokri-thm3.3"]["reason"],
           a["ye-shokri-thm3.3"]["reason"])
     check("figure1: no delta, no epsilon", obj["delta"] is None and a["pdi"]["epsilon"] is None)
@@ -188,6 +222,13 @@ with tempfile.TemporaryDirectory() as tmp:
           a["pdi"]["conversion"] == "gdp-mixture" and abs(a["pdi"]["epsilon"] / 2.18049 - 1) < 1e-4
           and a["pdi"]["epsilon"] < a["bok-su-altschuler-cyclic"]["epsilon"] * 0.9,
           (a["pdi"]["conversion"], a["pdi"]["epsilon"]))
+    # The floor of every entry (pdi and the derived ye-shokri entries included), independent of them: the
+    # quadratic run of curvature lambda = 0.02 with the record's batch uniform over the 29 positions of
+    # the partition drawn once: (1/29) sum_j N(g_j, V) against N(0, V), its epsilon at 1e-5 (mpmath) and
+    # R at the example's orders (quadrature; tests/soundness/floors/values.py, "ys_fmnist_mixture").
+    floors("fmnist", a, [0.0201441272, 0.02689685924, 0.04046003438, 0.05410091744, 0.06782042873, 0.08161949809,
+                         0.09549906485, 0.1094600776, 0.1376302816, 0.1661378792, 0.224197013, 0.3447200421,
+                         0.4715653938, 0.746397246, 1.052687503], 0.6026939557)
     check("fmnist: best epsilon <= every valid epsilon",
           all(obj["best"]["epsilon"] <= x["epsilon"] * (1 + 1e-12) for x in obj["analyses"] if x["applies"]
               and x["status"] not in ("heuristic", "released-lower-bound", "lower-bound", "record-specific")))
@@ -206,6 +247,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check("mnist: ye-shokri-thm3.3 = (91), rounded outward", rounded_up_from(got, list(ref.values()), 2900), got)
     check("mnist: the shifted recursion is below (91)",
           all(x < y for x, y in zip(a["ye-shokri-thm3.3-shifted"]["R"], a["ye-shokri-thm3.3"]["R"])))
+    # The floor of every entry (the derived ye-shokri-thm3.3-shifted and pdi included), independent of
+    # them: the quadratic run of curvature lambda = 0.08, the record in the last batch of the fixed
+    # partition: a Gaussian pair of mu = 0.26571078080879, epsilon 0.990417070888 at 1e-5, R = alpha mu^2/2
+    # (mpmath; tests/soundness/floors/values.py, "ys_mnist_partition_worst").
+    floors("mnist", a, [0.052951664278516, 0.070602219038021, 0.10590332855703, 0.14120443807604, 0.17650554759505,
+                        0.21180665711406, 0.24710776663307, 0.28240887615208, 0.3530110951901, 0.42361331422813,
+                        0.56481775230417, 0.84722662845626, 1.1296355046083, 1.6944532569125, 2.2592710092167],
+           0.990417070888)
     # Shifted interpolation for the cyclic batches (Bok, Su & Altschuler 2024, NoisyCGD): mu_1 = 2/3.08
     # (noise multiplier 3.08, replace), c = 1 - eta lambda = 0.94, l = 29, E = 100; the formula
     # mu_1 sqrt(1 + c^56 (1-c^2)/(1-c^29)^2 (1-c^2871)/(1+c^2871)) by mpmath at 30 digits:
@@ -224,10 +273,29 @@ with tempfile.TemporaryDirectory() as tmp:
           (a["pdi"]["epsilon"], cyc["epsilon"], a["pdi"]["conversion"], obj["best"]["name"]))
 
     # Poisson batches (DP-SGD accounting example): the cyclic theorem does not cover them.
-    a = {x["name"]: x for x in json.loads(compare("dpsgd_accounting.toml", "--json").stdout)["analyses"]}
+    out = os.path.join(tmp, "dpsgd.h5")
+    obj = json.loads(compare("dpsgd_accounting.toml", "--json", "-o", out).stdout)
+    a = {x["name"]: x for x in obj["analyses"]}
     check("dpsgd: bok-su-altschuler-cyclic refuses Poisson batches, naming NoisySGD",
           not a["bok-su-altschuler-cyclic"]["applies"] and "NoisySGD" in a["bok-su-altschuler-cyclic"]["reason"],
           a["bok-su-altschuler-cyclic"]["reason"])
+    # The FFT round-off bound is assumed, not proved (docs/pld.md section 4): composition-pld's profile
+    # comes through the FFT composition, so its status note says so in JSON, HDF5 and the table; an
+    # RDP entry's does not.
+    pld = a["composition-pld"]
+    check("dpsgd: composition-pld applies by its PLD", pld["applies"] and pld["conversion"] == "pld",
+          (pld["applies"], pld.get("conversion")))
+    check("dpsgd: composition-pld's status note labels the assumed FFT round-off bound (JSON)",
+          pld["status_note"] == FFT_LABEL, pld["status_note"])
+    check("dpsgd: composition-sgm (RDP, no FFT) carries no FFT label",
+          a["composition-sgm"]["applies"] and FFT_LABEL not in a["composition-sgm"]["status_note"],
+          a["composition-sgm"]["status_note"])
+    with h5py.File(out, "r") as f:
+        check("dpsgd: the label in HDF5 too", f["/analyses/composition-pld"].attrs["status_note"] == FFT_LABEL,
+              f["/analyses/composition-pld"].attrs["status_note"])
+    table = compare("dpsgd_accounting.toml").stdout
+    check("dpsgd table: composition-pld's FFT label beside it",
+          f"published composition-pld: {FFT_LABEL}" in table, table[-1500:])
 
     # YS22 Thm D.5 (Balle et al.): the last batch a published bound, the first batch for its own
     # records only (record-specific), smaller but never best.

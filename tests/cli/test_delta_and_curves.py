@@ -264,13 +264,18 @@ delta = 1e-5
     kj = json.loads(run("calibrate", per_step_initial, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier",
                         "--json").stdout)
     check("replace per-step with [initial]: calibrate's JSON carries it", (kj["amplification_warning"] or "").startswith("WARNING:"), kj)
-    fixed = json.loads(run("compare", per_step_initial, "--json", "--set", "domain.lipschitz_loss=true").stdout)
-    check("replace per-step with [initial] and lipschitz_loss: composition-sgm amplifies, no warning",
+    declared = json.loads(run("compare", per_step_initial, "--json", "--set", "domain.lipschitz_loss=true").stdout)
+    check("replace per-step with [initial] and lipschitz_loss: composition-sgm is disputed there, the warning says how "
+          "to count it", (declared["amplification_warning"] or "").startswith("WARNING:")
+          and "report.include_disputed = true" in declared["amplification_warning"], declared["amplification_warning"])
+    fixed = json.loads(run("compare", per_step_initial, "--json", "--set", "domain.lipschitz_loss=true",
+                           "--set", "report.include_disputed=true").stdout)
+    check("... and with include_disputed composition-sgm amplifies, no warning",
           fixed["best"]["name"] == "composition-sgm" and fixed["amplification_warning"] is None
           and fixed["best"]["epsilon"] < c["best"]["epsilon"] / 100, (fixed["best"], fixed["amplification_warning"]))
     k = run("calibrate", per_step_initial, "--epsilon", "2", "--delta", "1e-5", "--for", "noise_multiplier",
-            "--set", "domain.lipschitz_loss=true").stdout
-    check("replace per-step with [initial] and lipschitz_loss: calibrate does not warn", "WARNING" not in k, k)
+            "--set", "domain.lipschitz_loss=true", "--set", "report.include_disputed=true").stdout
+    check("... and calibrate does not warn", "WARNING" not in k, k)
 
     # Poisson under replace where the PLD cannot apply either (an initial divergence given as a Rényi
     # curve): the warning names both keys, and add-remove adjacency removes it.

@@ -77,6 +77,14 @@ TEST_CASE("A DpEvent of each supported kind gives the epsilons of the same TOML 
   // dp_accounting b5b0286 (0.6.0), PLDAccountant(value_discretization_interval = 1e-4) on this event
   // (ADD_OR_REMOVE_ONE): get_epsilon(1e-5) = 5.192620123006306 (run here with Debian's numpy/scipy).
   CHECK(self.at("composition-pld") == Approx(5.192620123006306).epsilon(5e-3));
+  // The floor (the equalities above are between routes of this code): the record at +C against no
+  // record, the others at 0, is the remove pair 0.99 N(0) + 0.01 N(1/1.1) against N(0) at each of the
+  // 10^4 steps; its epsilon at 1e-5 is at least 5.1591775 (certified lower bracket,
+  // tests/soundness/floors/values.py, "poisson_add_remove_m1.1_10000").
+  for (const char* name : {"composition-sgm", "composition-pld", "composition-gaussian"}) {
+    INFO(name);
+    CHECK(toml.at(name) >= 5.1591775);
+  }
   // Gaussian steps alone (q = 1): ten of multiplier 2 compose to mu = sqrt(10) / 2, whose exact GDP
   // profile composition-pld reports; the TOML run with sampling_rate = 1 is the same.
   const auto plain = epsilons_of_event(self_composed(gaussian(2.0), 10));
@@ -96,7 +104,8 @@ TEST_CASE("An opacus history gives the epsilons of the same TOML run", "[dp-even
       parse_config_text(dpsgd_text("sampling_rate = 0.01\nnoise_multiplier = 1.1\nsteps = 10000\n"), "<toml>"));
   for (const char* name : {"composition-sgm", "composition-pld", "gdp-composition"}) {
     INFO(name);
-    CHECK(history.at(name) == Approx(toml.at(name)).epsilon(1e-12));
+    CHECK(history.at(name) == Approx(toml.at(name)).epsilon(1e-12));  // consistency (one run read two ways)
+    CHECK(history.at(name) >= 5.1591775);  // the floor of the test above ("poisson_add_remove_m1.1_10000")
   }
 }
 
@@ -169,8 +178,15 @@ TEST_CASE("A DpEvent mixing unsampled Gaussian steps and Poisson steps, both adj
   CHECK(replace.at("composition-pld") == Approx(6.501981084645505).epsilon(5e-3));
   CHECK(add_remove.at("composition-pld") >= 3.0721776417995654 * (1 - 1e-4));
   CHECK(replace.at("composition-pld") >= 6.501981084645505 * (1 - 1e-4));
-  // Without the norm bound replace-one still applies (the batch-size-revealed pairs), above.
+  // Without the norm bound replace-one still applies (the batch-size-revealed pairs, derived here). Its
+  // floor is a concrete pair's, not another route of this code: S_g = 2C bounds only the gradients'
+  // difference, so the record's gradient may be 2C against 0 with the others at 0: the Poisson remove
+  // pair 0.99 N(0) + 0.01 N(2/1.1) against N(0) at every sampled step. Its 1000 steps alone (the ten
+  // Gaussian steps dropped: a post-processing) have epsilon at least 9.8083187 at 1e-5 (certified lower
+  // bracket, tests/soundness/floors/values.py, "poisson_replace_m1.1_1000").
   const auto revealed = epsilons(parse_config_text(text, "<event>", {"domain.adjacency=\"replace\""}));
+  CHECK(revealed.at("composition-pld") >= 9.8083187);
+  // Consistency check (not a floor): above the norm-bounded (antipodal) value of the same run.
   CHECK(revealed.at("composition-pld") > replace.at("composition-pld"));
 }
 
@@ -195,14 +211,21 @@ TEST_CASE("A sampled-without-replacement DpEvent: the per-step run under replace
       "<toml>");
   const auto direct = epsilons(toml);
   REQUIRE(from_event.count("composition-pld"));
+  // Consistency checks (the event and the TOML run are one run read two ways; not floors):
   CHECK(from_event.at("composition-pld") == direct.at("composition-pld"));
   CHECK(from_event.at("composition-gaussian") == direct.at("composition-gaussian"));
   // dp_accounting b5b0286 (0.6.0): RdpAccountant(REPLACE_ONE) on this event, get_epsilon(1e-5) =
   // 5.356566637489464 (order 4; Wang, Balle & Kasiviswanathan 2019, arXiv:1808.00087, Thm 27), run
-  // here. The PLD of the subsampled pair (Dong, Roth & Su's C_q, tight) is below that RDP bound.
+  // here. The PLD of the subsampled pair (Dong, Roth & Su's C_q) is below that RDP bound.
   INFO("composition-pld " << from_event.at("composition-pld"));
   CHECK(from_event.at("composition-pld") < 5.356566637489464);
-  CHECK(from_event.at("composition-pld") > 0.5 * 5.356566637489464);
+  // The floor (it used to be half the RDP bound, no floor at all): the datasets with the others at -C
+  // and the record at +C against -C (shift 2C, mu = 1.25 noise std) give the remove pair 0.99 N(0) +
+  // 0.01 N(1.25) against N(0) at each of the 1000 steps (swapped, the add pair); epsilon at 1e-5 at
+  // least 3.1392567 (certified lower bracket, tests/soundness/floors/values.py,
+  // "replace_per_step_m1.6_1000"). C_q composes the worse of the two directions at every step, which
+  // no single pair of datasets does, so it is not claimed tight over 1000 steps: a floor only.
+  CHECK(from_event.at("composition-pld") >= 3.1392567);
   // Back to a DpEvent: the same event.
   const nlohmann::json back = dp_event_json(accounting_run_of(toml));
   CHECK(back.at("class_name") == "SelfComposedDpEvent");

@@ -85,6 +85,10 @@ TEST_CASE("tensorflow/privacy's user-level statements reproduced: the mixture of
     const auto s = statement(c.n, c.b, c.epochs, 1.1, c.k, "poisson");
     const ComparisonEntry& g = s.at("ganesh-group-pld");
     REQUIRE(g.result.applies);
+    // Composed by FFT: certified up to the assumed round-off bound, and so says the status note, as
+    // composition-pld's made user-level (its delta is the record-level PLD's).
+    CHECK(g.status_note.ends_with(std::string("; ") + kFftRoundOffLabel));
+    CHECK(s.at("composition-pld").status_note == kFftRoundOffLabel);
     // A certified upper bound of the same pair: at or above the reference less its discretisation
     // (1e-4 relative), within 1e-4 above.
     CHECK(g.epsilon >= c.pld * (1.0 - 1e-4));
