@@ -21,4 +21,4 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0:strict_string_checks=1"
 export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-ctest --test-dir build-asan --output-on-failure
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)"
