@@ -77,9 +77,18 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
 const PldAccountant::Composed& PldAccountant::chosen(double reference_delta) const {
   std::lock_guard lock(mutex_);
   if (auto it = cache_.find(reference_delta); it != cache_.end()) return it->second;
-  if (options_.grid > 0.0)
-    return cache_.emplace(reference_delta, compose_at(options_.grid, reference_delta)).first->second;
-  Composed prev = compose_at(kCoarsestGrid, reference_delta);
+  // A composition that does not fit fails the same way every time: remember it, so that the many
+  // queries of one report (profiles, group conversions, calibration) do not discretise it again.
+  if (auto it = failures_.find(reference_delta); it != failures_.end()) throw std::length_error(it->second);
+  const double first_grid = options_.grid > 0.0 ? options_.grid : kCoarsestGrid;
+  Composed prev;
+  try {
+    prev = compose_at(first_grid, reference_delta);
+  } catch (const std::length_error& e) {
+    failures_.emplace(reference_delta, e.what());
+    throw;
+  }
+  if (options_.grid > 0.0) return cache_.emplace(reference_delta, std::move(prev)).first->second;
   double eps_prev = worst_epsilon(prev.plds, reference_delta);
   for (double h = kCoarsestGrid / 2.0; h >= kFinestGrid; h /= 2.0) {
     if (!std::isfinite(eps_prev)) break;  // delta below what the certificate resolves: no finer grid helps

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "accounting/pld/dominating_pair.hpp"
@@ -74,6 +75,7 @@ class PldAccountant {
   AccountantOptions options_;
   mutable std::mutex mutex_;
   mutable std::map<double, Composed> cache_;  ///< by reference delta
+  mutable std::map<double, std::string> failures_;  ///< reference deltas whose grid does not fit: why
 };
 
 }  // namespace rdpdyn::pld
