@@ -90,8 +90,8 @@ AnalysisResult chua_shuffle_lower(const RunSpec& spec, const TrainingRun& run) {
   constexpr double kLargestShift = 30.0;
   for (auto [p, c] : shifts) {
     const double shrink = std::min(1.0, kLargestShift / (scale * p));
-    auto pair = std::make_shared<pld::DiscretePair>(
-        pld::shuffled_batch_max_pair(t, shrink * scale * p, shrink * scale * c));
+    auto pair =
+        std::make_shared<pld::DiscretePair>(pld::shuffled_batch_max_pair(t, shrink * scale * p, shrink * scale * c));
     binned.push_back(pair);
     directions.push_back({{pair, count}});
   }

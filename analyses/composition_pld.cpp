@@ -191,8 +191,7 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
         total += static_cast<double>(s.steps) * (q_of(s) == 1.0 ? alpha / (2.0 * s.z * s.z)
                                                  : add_remove
                                                      ? sampled_gaussian_rdp_upper(q_of(s), s.z, alpha)
-                                                     : pld::shared_component_gaussian_rdp(
-                                                           q_of(s), 1.0 / s.z, alpha));
+                                                     : pld::shared_component_gaussian_rdp(q_of(s), 1.0 / s.z, alpha));
       }
       r.R.push_back(total);
     }

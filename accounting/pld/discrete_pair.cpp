@@ -74,7 +74,9 @@ DiscretePair::DiscretePair(std::vector<DiscreteOutcome> outcomes, std::string la
                                   std::log1p(o.p_error / o.p) - std::log1p(-o.q_error / o.q) <= kNarrowLoss - kSlack);
     if (!narrow) wide_[i] = true, wide_indices_.push_back(i);
   }
-  auto narrow_only = [&](auto field) { return [&, field](std::size_t k) { return wide_[k] ? 0.0 : field(outcomes_[k]); }; };
+  auto narrow_only = [&](auto field) {
+    return [&, field](std::size_t k) { return wide_[k] ? 0.0 : field(outcomes_[k]); };
+  };
   suffix_p_ = suffix_sums(n, narrow_only([](const DiscreteOutcome& o) { return o.p; }));
   suffix_q_ = suffix_sums(n, narrow_only([](const DiscreteOutcome& o) { return o.q; }));
   suffix_p_error_ = suffix_sums(n, narrow_only([](const DiscreteOutcome& o) { return o.p_error; }));
@@ -86,8 +88,8 @@ Approx DiscretePair::hockey_stick(double epsilon) const {
   if (!std::isfinite(w) || !(std::fabs(epsilon) <= kLargestFastEpsilon)) return hockey_stick_term_by_term(epsilon);
   const double w_error = 2.0 * kU * w * (1.0 + std::fabs(epsilon));
   // Term by term: the narrow outcomes whose loss is near epsilon, and every wide one.
-  const auto first_clear = static_cast<std::size_t>(
-      std::upper_bound(losses_.begin(), losses_.end(), epsilon + kSlack) - losses_.begin());
+  const auto first_clear =
+      static_cast<std::size_t>(std::upper_bound(losses_.begin(), losses_.end(), epsilon + kSlack) - losses_.begin());
   const auto first_near = static_cast<std::size_t>(
       std::lower_bound(losses_.begin(), losses_.end(), epsilon - kNarrowLoss - kSlack) - losses_.begin());
   double sum = 0.0, compensation = 0.0, error = 0.0, magnitude = 0.0;

@@ -74,7 +74,7 @@ class PldAccountant {
   std::vector<Direction> directions_;
   AccountantOptions options_;
   mutable std::mutex mutex_;
-  mutable std::map<double, Composed> cache_;  ///< by reference delta
+  mutable std::map<double, Composed> cache_;        ///< by reference delta
   mutable std::map<double, std::string> failures_;  ///< reference deltas whose grid does not fit: why
 };
 

@@ -164,8 +164,8 @@ TEST_CASE("A PLD's indexed profile gives the bits of one pass from the top", "[p
   pld::Discretisation d;
   d.h = 0x1p-10;
   d.tail = 1e-15;
-  pld::LossDistribution plain = pld::discretise(
-      pld::subsampled_gaussian_pair(0.1, 1.0, pld::GaussianMixturePair::Direction::Forward), d, 1.0);
+  pld::LossDistribution plain =
+      pld::discretise(pld::subsampled_gaussian_pair(0.1, 1.0, pld::GaussianMixturePair::Direction::Forward), d, 1.0);
   pld::LossDistribution indexed = plain;
   pld::index_profile(indexed);
   for (double eps = -1.0; eps <= 8.0; eps += 0.01234) {
