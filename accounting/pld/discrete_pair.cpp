@@ -20,6 +20,30 @@ constexpr double kNarrowLoss = 1e-5;
 constexpr double kSlack = 1e-6;
 constexpr double kLargestFastEpsilon = 1e8;
 
+// The terms (p_i - e^eps q_i)_+ summed one by one, compensated (Neumaier): the error is about 2 u |sum|
+// plus each term's own 2 u (p + w q), not n u times the sum (the profile is evaluated at every grid
+// point; errors add up there). Each term moves by at most p_error + e^eps q_error when the
+// probabilities move within their bounds; a term that stays negative at the bounds' worst end is 0.
+struct TermSum {
+  double w = 0.0, w_error = 0.0;  ///< e^eps and its rounding
+  double sum = 0.0, compensation = 0.0, error = 0.0, magnitude = 0.0;
+
+  void add(const DiscreteOutcome& o) {
+    const double worst = (o.p + o.p_error) - (w - w_error) * std::max(0.0, o.q - o.q_error);
+    if (!(worst > 0.0)) {
+      // Exactly 0 unless the rounding of `worst` itself hid a positive term: charge that rounding.
+      if (worst > -8.0 * kU * (o.p + w * o.q)) error += 8.0 * kU * (o.p + w * o.q);
+      return;
+    }
+    const double term = std::max(0.0, o.p - w * o.q);
+    const double next = sum + term;
+    compensation += std::fabs(sum) >= term ? (sum - next) + term : (term - next) + sum;
+    sum = next;
+    error += o.p_error + w * o.q_error + w_error * (o.q + o.q_error);
+    magnitude += o.p + w * o.q;
+  }
+};
+
 // Neumaier's compensated sums from the end: out[k] = sum_{i >= k} value(i).
 template <class Value>
 std::vector<double> suffix_sums(std::size_t n, Value value) {
@@ -92,41 +116,26 @@ Approx DiscretePair::hockey_stick(double epsilon) const {
       static_cast<std::size_t>(std::upper_bound(losses_.begin(), losses_.end(), epsilon + kSlack) - losses_.begin());
   const auto first_near = static_cast<std::size_t>(
       std::lower_bound(losses_.begin(), losses_.end(), epsilon - kNarrowLoss - kSlack) - losses_.begin());
-  double sum = 0.0, compensation = 0.0, error = 0.0, magnitude = 0.0;
-  auto add_term_by_term = [&](const DiscreteOutcome& o) {
-    const double worst = (o.p + o.p_error) - (w - w_error) * std::max(0.0, o.q - o.q_error);
-    if (!(worst > 0.0)) {
-      if (worst > -8.0 * kU * (o.p + w * o.q)) error += 8.0 * kU * (o.p + w * o.q);
-      return;
-    }
-    const double term = std::max(0.0, o.p - w * o.q);
-    const double next = sum + term;
-    compensation += std::fabs(sum) >= term ? (sum - next) + term : (term - next) + sum;
-    sum = next;
-    error += o.p_error + w * o.q_error + w_error * (o.q + o.q_error);
-    magnitude += o.p + w * o.q;
-  };
+  TermSum near{w, w_error};
   for (std::size_t i = first_near; i < first_clear; ++i)
-    if (!wide_[i]) add_term_by_term(outcomes_[i]);
-  for (std::size_t i : wide_indices_) add_term_by_term(outcomes_[i]);
+    if (!wide_[i]) near.add(outcomes_[i]);
+  for (std::size_t i : wide_indices_) near.add(outcomes_[i]);
   // The narrow outcomes clearly above epsilon: sum (p - w q), each term positive.
   const double p_sum = suffix_p_[first_clear], q_sum = suffix_q_[first_clear];
   const double clear = p_sum - w * q_sum;
-  const double value = clear + (sum + compensation);
+  const double value = clear + (near.sum + near.compensation);
   const double clear_magnitude = p_sum + w * q_sum;
-  error += suffix_p_error_[first_clear] + w * suffix_q_error_[first_clear] +
-           w_error * (q_sum + suffix_q_error_[first_clear]);
+  double error = near.error + suffix_p_error_[first_clear] + w * suffix_q_error_[first_clear] +
+                 w_error * (q_sum + suffix_q_error_[first_clear]);
   const double n = static_cast<double>(outcomes_.size());
   // the suffix sums' compensated rounding (2 u each), the product and the difference (2 u), the
   // terms' own (3 u, as term by term), and the sums' second-order terms
-  error += 4.0 * kU * clear_magnitude + 3.0 * kU * (magnitude + clear_magnitude) + 4.0 * kU * std::fabs(value) +
-           n * n * kU * kU * (magnitude + clear_magnitude);
+  error += 4.0 * kU * clear_magnitude + 3.0 * kU * (near.magnitude + clear_magnitude) + 4.0 * kU * std::fabs(value) +
+           n * n * kU * kU * (near.magnitude + clear_magnitude);
   return {std::max(value, 0.0), error};
 }
 
 Approx DiscretePair::hockey_stick_term_by_term(double epsilon) const {
-  // Each term (p_i - e^eps q_i)_+ moves by at most p_error + e^eps q_error when the probabilities
-  // move within their bounds; a term that stays negative at the bounds' worst end is exactly 0.
   const double w = std::exp(epsilon);
   if (!std::isfinite(w)) {
     // e^eps overflows: only outcomes whose q may be 0 can still count, each at most its p.
@@ -139,31 +148,11 @@ Approx DiscretePair::hockey_stick_term_by_term(double epsilon) const {
     }
     return {value, error + 4.0 * kU * value};
   }
-  const double w_error = 2.0 * kU * w * (1.0 + std::fabs(epsilon));  // exp's rounding, relative
-  // Compensated (Neumaier) summation: its error is about 2 u |sum| plus each term's own 2 u (p + w q),
-  // not n u times the sum (the profile is evaluated at every grid point; errors add up there).
-  double sum = 0.0;
-  double compensation = 0.0;
-  double error = 0.0;
-  double magnitude = 0.0;
-  for (const auto& o : outcomes_) {
-    const double worst = (o.p + o.p_error) - (w - w_error) * std::max(0.0, o.q - o.q_error);
-    if (!(worst > 0.0)) {
-      // Exactly 0 unless the rounding of `worst` itself hid a positive term: charge that rounding.
-      if (worst > -8.0 * kU * (o.p + w * o.q)) error += 8.0 * kU * (o.p + w * o.q);
-      continue;
-    }
-    const double term = std::max(0.0, o.p - w * o.q);
-    const double next = sum + term;
-    compensation += std::fabs(sum) >= term ? (sum - next) + term : (term - next) + sum;
-    sum = next;
-    error += o.p_error + w * o.q_error + w_error * (o.q + o.q_error);
-    magnitude += o.p + w * o.q;
-  }
-  const double value = sum + compensation;
-  error += 3.0 * kU * magnitude + 4.0 * kU * std::fabs(value) +
-           static_cast<double>(outcomes_.size()) * static_cast<double>(outcomes_.size()) * kU * kU * magnitude;
-  return {value, error};
+  TermSum all{w, 2.0 * kU * w * (1.0 + std::fabs(epsilon))};  // exp's rounding, relative
+  for (const auto& o : outcomes_) all.add(o);
+  const double value = all.sum + all.compensation;
+  const double n = static_cast<double>(outcomes_.size());
+  return {value, all.error + 3.0 * kU * all.magnitude + 4.0 * kU * std::fabs(value) + n * n * kU * kU * all.magnitude};
 }
 
 void DiscretePair::loss_range(double tail, double& lo, double& hi) const {
