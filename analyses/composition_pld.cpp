@@ -109,9 +109,10 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   // that: when the batch holds the record it holds one other record fewer. Dong, Roth & Su's Thm 4.2
   // (C_q(f), arXiv:1905.02383) needs the batch mechanism f-DP for replacing a record of the batch by
   // ANY other record, and two real records are 2C apart (S_g = C bounds each one), not C: the step
-  // is C_q(G(2/z)), z = s / (eta C / b). Attained in the limit: the others at -C, the record at +C
-  // against the null record, (1-q) N(0) + q N(2/z) against (1-q) N(0) + q N(1/z) (issue 34: C_q(G(1/z))
-  // was 12x below this pair's exact epsilon).
+  // is C_q(G(2/z)), z = s / (eta C / b). Not attained: the closest pair known is the others at -C,
+  // the record at +C against the null record, (1-q) N(0) + q N(2/z) against (1-q) N(0) + q N(1/z)
+  // (q = 0.01, z = 1, delta 1e-5: 2.3989 against this bound's 3.0254; C_q(G(1/z)) gave 0.19946, issue
+  // 34; docs/soundness-cells.md section 2.4).
   const bool add_remove = one_record_apart(run.adjacency) && !per_step;
   // mu of a step's Gaussian per unit 1/z: the largest distance of two batch sums in units of Delta.
   const double per_step_mu_factor = per_step && run.adjacency == Adjacency::ZeroOut ? 2.0 : 1.0;
@@ -181,7 +182,8 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
   // pair that dominates it: an upper bound). Zero-out with b of n drawn afresh: the shared-component
   // pair at 1/z, tighter than C_q(G(2/z)) here: the batches without the record are common to both
   // datasets, and given the batch's other records the record against the null record moves the sum by
-  // at most C, so by the joint convexity of exp((alpha - 1) R_alpha) the step's R is at most the pair's.
+  // at most C, so by the joint convexity of exp((alpha - 1) R_alpha) (van Erven & Harremoës 2014,
+  // arXiv:1206.2459, Thm 13) the step's R is at most the pair's.
   try {
     for (double alpha : run.orders) {
       double total = alpha * plan.event_slope;
