@@ -688,7 +688,7 @@ def sanity():
     if not (2.3988 < e <= 2.39892 and 89999.0 < g <= 90000.0):
         raise SystemExit(f"adversary: the exact code is off: eps {e} (2.3989), R {g} (90000)")
     # the binned floors of the full-size worlds on N(1.5, 1) against N(0, 1): R_2 = 2.25 and
-    # delta(1) = Phi(-1/1.5 + 0.75) - e Phi(-1/1.5 - 0.75) = 0.32039207 (closed forms, Gaussian DP)
+    # delta(1) = Phi(-1/1.5 + 0.75) - e Phi(-1/1.5 - 0.75) = 0.32039191 (closed forms, Gaussian DP)
     one = hs.Mixture(np.ones(1), np.full(1, 1.5), np.ones(1))
     zero = hs.Mixture(np.ones(1), np.zeros(1), np.ones(1))
     f = hs.floors(one, zero, 0.0, 1e-5, 1.0, [2.0])
