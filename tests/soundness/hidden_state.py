@@ -39,8 +39,11 @@ which that delta floor exceeds delta, found by bisection: the exact eps is above
 twentieth of the smallest standard deviation make the floors within about 1e-3 of the exact
 values (how tight they are; their validity does not depend on it).
 """
+import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy import special
@@ -134,18 +137,13 @@ class BinnedPair:
         return v - 1e-12 * (1 + abs(v))
 
 
-def floors(p, q, slack, delta, eps0, orders):
+def floors(p, q, slack, delta, eps0, orders, binned=None):
     """Floors over both directions: eps(delta), delta(eps0), R at the orders."""
-    a = BinnedPair(p, q, slack)
+    a = BinnedPair(p, q, slack) if binned is None else binned
     b = a.reversed()
     return {"eps": max(a.epsilon(delta), b.epsilon(delta)),
             "delta": max(a.delta(eps0), b.delta(eps0)),
             "R": [max(a.renyi(al), b.renyi(al)) for al in orders]}
-
-
-def screen_eps(p, q, slack, delta):
-    a = BinnedPair(p, q, slack)
-    return max(a.epsilon(delta), a.reversed().epsilon(delta))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -163,6 +161,7 @@ class HWorld:
     eta: float = 0.5
     lam: float = 0.0
     lsi: str = "recursion"   # or strongly-convex (Gaussian start)
+    k: int = 1               # records per user (all of them differ)
     lipschitz: bool = False  # projected: every gradient on K is at most C
     time: float = 0.0        # langevin
     sigma: float = 0.0       # langevin
@@ -174,7 +173,7 @@ class HWorld:
     @property
     def cell(self):
         adj = "replace-lip" if self.lipschitz else "replace"
-        return f"{self.family}:{self.sampling}/{adj}/k1"
+        return f"{self.family}:{self.sampling}/{adj}/k{self.k}"
 
     def describe(self):
         s = f"n={self.n}"
@@ -210,12 +209,28 @@ def _affine_steps(state, options):
     return np.bincount(inverse.ravel(), weights=w), key[0], key[1]
 
 
+def _placements(world):
+    """The user's k records in one epoch of N = n/b batches (uniformly random distinct slots):
+    [(probability, count of the user's records in each batch)]."""
+    N, b, n, k = world.n // world.b, world.b, world.n, world.k
+    out = []
+    for slots in itertools.combinations(range(n), k):   # small n only
+        counts = [0] * N
+        for sl in slots:
+            counts[sl // b] += 1
+        out.append(tuple(counts))
+    total = special.comb(n, k, exact=True)
+    return [(Fraction(c, total), v) for v, c in Counter(out).items()]
+
+
 def mean_coefficients(world, m):
-    """(weights, coefficient of x in the mean, variance) of the last iterate, and the slack."""
+    """(weights, coefficient of x in the mean, variance) of the last iterate, and the slack.
+    The user's k records all sit at x in D (x' in D'); the coefficient counts their inclusions."""
     a = 1 - world.eta * world.lam
     b = world.batch
     c = world.eta * world.lam / b if world.lam > 0 else world.eta / b    # linear: theta += eta x / b
     s2 = (world.eta * m / b) ** 2
+    k = world.k
     v0 = 0.0
     if world.lsi == "strongly-convex":
         v0 = 2 * world.c21_sigma(m) ** 2 / world.lam      # C21 Lemma 5's start N(0, 2 sigma^2 / lam)
@@ -223,23 +238,27 @@ def mean_coefficients(world, m):
     T, s = world.T, world.sampling
     if s == "full":
         for _ in range(T):
-            state = _affine_steps(state, [(1.0, a, c, s2)])
+            state = _affine_steps(state, [(1.0, a, c * k, s2)])
         return state, 0.0
     if s == "per-step":
-        qq = world.b / world.n
+        # the count of the user's records in a uniform b-subset: hypergeometric
+        total = special.comb(world.n, world.b, exact=True)
+        opts = [(special.comb(k, j, exact=True) * special.comb(world.n - k, world.b - j, exact=True) / total,
+                 a, c * j, s2) for j in range(k + 1)]
         for _ in range(T):
-            state = _affine_steps(state, [(qq, a, c, s2), (1 - qq, a, 0.0, s2)])
+            state = _affine_steps(state, opts)
         return state, 0.0
     if s == "poisson":
-        # batch sizes k of the others kept while their probability is >= 1e-16 (the rest: cut)
-        k = np.arange(world.n)
-        pk = special.binom(world.n - 1, k) * world.q ** k * (1 - world.q) ** (world.n - 1 - k)
-        keep = pk >= 1e-16
-        cut_step = float(pk[~keep].sum())
+        # batch sizes j of the others kept while their probability is >= 1e-16 (the rest: cut)
+        j = np.arange(world.n - k + 1)
+        pj = special.binom(world.n - k, j) * world.q ** j * (1 - world.q) ** (world.n - k - j)
+        keep = pj >= 1e-16
+        cut_step = float(pj[~keep].sum())
         opts = []
-        for kk, p in zip(k[keep], pk[keep]):
-            for inc, pi in ((1, world.q), (0, 1 - world.q)):
-                A = 1 - world.eta * world.lam * (kk + inc) / b
+        for jj, p in zip(j[keep], pj[keep]):
+            for inc in range(k + 1):
+                pi = special.comb(k, inc, exact=True) * world.q ** inc * (1 - world.q) ** (k - inc)
+                A = 1 - world.eta * world.lam * (jj + inc) / b
                 opts.append((p * pi, A, c * inc, s2))
         for _ in range(T):
             state = _affine_steps(state, opts)
@@ -247,19 +266,29 @@ def mean_coefficients(world, m):
     N = world.n // world.b
     E = T // N
     epoch_var = s2 * sum(a ** (2 * i) for i in range(N))
-    place = [(1.0 / N, a ** N, c * a ** (N - 1 - j), epoch_var) for j in range(N)]
+
+    def epoch(counts):
+        return a ** N, c * sum(cj * a ** (N - 1 - j) for j, cj in enumerate(counts)), epoch_var
+    if k == 1:
+        places = [(Fraction(1, N), tuple(int(i == j) for i in range(N))) for j in range(N)]
+    else:
+        places = _placements(world)
     if s == "shuffle":
+        opts = [(float(p),) + epoch(v) for p, v in places]
         for _ in range(E):
-            state = _affine_steps(state, place)
+            state = _affine_steps(state, opts)
         return state, 0.0
     if s in ("shuffle-once", "partition"):
-        js = range(N) if s == "shuffle-once" else [N - 1]   # partition: the last batch (a < 1: worst)
+        if s == "partition":
+            # the user's records in the last batches (a < 1: the worst placement)
+            last = tuple(max(0, min(b, k - (N - 1 - j) * b)) for j in range(N))
+            places = [(Fraction(1), last)]
         ws, ms, vs = [], [], []
-        for j in js:
+        for p, v in places:
             st = (np.ones(1), np.zeros(1), np.full(1, v0))
             for _ in range(E):
-                st = _affine_steps(st, [(1.0,) + place[j][1:]])
-            ws.append(st[0] / len(js))
+                st = _affine_steps(st, [(1.0,) + epoch(v)])
+            ws.append(st[0] * float(p))
             ms.append(st[1])
             vs.append(st[2])
         return (np.concatenate(ws), np.concatenate(ms), np.concatenate(vs)), 0.0
@@ -270,7 +299,8 @@ def laws(world, m, x, xp):
     """(P, Q, slack) of the last iterate for the record at x (D) and x' (D')."""
     if world.family == "langevin":
         lam, sig = world.lam, world.sigma
-        shift = (x - xp) / world.n * (1 - math.exp(-lam * world.time))   # xbar differs by (x - x')/n
+        # xbar differs by k (x - x') / n
+        shift = world.k * (x - xp) / world.n * (1 - math.exp(-lam * world.time))
         var = np.full(1, sig * sig / lam)
         return (Mixture(np.ones(1), np.full(1, shift), var), Mixture(np.ones(1), np.zeros(1), var), 0.0)
     (w, coef, var), cut = mean_coefficients(world, m)
@@ -282,7 +312,7 @@ def escape_diameter(world, m):
     """A diameter D for which the unprojected process leaves [-D/2, D/2] at some step with
     probability <= ESCAPE in both datasets: |mean| <= max|x| times the largest mean coefficient,
     variance <= the largest variance, over every step (a union bound over the T steps)."""
-    xmax = max(max(abs(x), abs(xp)) for x, xp in world.x_pairs)
+    xmax = world.k * max(max(abs(x), abs(xp)) for x, xp in world.x_pairs)
     a = 1 - world.eta * world.lam
     b = world.batch
     s2 = (world.eta * m / b) ** 2
@@ -329,6 +359,21 @@ def worlds():
     for lam, t in ((0.5, 10.0), (0.05, 3.0)):
         out.append(HWorld("langevin", "diffusion", n=100, lam=lam, time=t, sigma=0.1,
                           multipliers=(None,), x_pairs=((2 / lam, 0.0),)))
+    # users of two records (the registry's group conversions of every entry above)
+    for s, kw in [("full", dict(n=50, T=40, eta=0.5, lam=0.2)),
+                  ("per-step", dict(n=100, b=10, T=8, eta=0.5, lam=0.6)),
+                  ("poisson", dict(n=30, q=0.5, T=2, eta=0.5, lam=0.4)),
+                  ("shuffle", dict(n=30, b=10, T=12, eta=0.5, lam=0.2)),
+                  ("shuffle-once", dict(n=40, b=10, T=100, eta=0.5, lam=0.1)),
+                  ("partition", dict(n=40, b=10, T=200, eta=0.5, lam=0.04))]:
+        lam = kw["lam"]
+        out.append(HWorld("quadratic", s, k=2, multipliers=(0.5, 2.0), x_pairs=((1 / lam, -1 / lam),), **kw))
+    for s, kw in [("full", dict(n=20, T=50, eta=0.1)), ("per-step", dict(n=20, b=5, T=40, eta=0.1)),
+                  ("shuffle-once", dict(n=20, b=5, T=40, eta=0.1)), ("partition", dict(n=20, b=5, T=40, eta=0.1)),
+                  ("shuffle", dict(n=20, b=5, T=40, eta=0.1))]:
+        out.append(HWorld("projected", s, k=2, lipschitz=True, multipliers=(2.0,), x_pairs=((1.0, -1.0),), **kw))
+    out.append(HWorld("langevin", "diffusion", k=2, n=100, lam=0.5, time=10.0, sigma=0.1, multipliers=(None,),
+                      x_pairs=((4.0, 0.0),)))
     return out
 
 
@@ -362,7 +407,7 @@ def config_text(world, m, eps0, orders, delta):
             lines.append('loss = "linear"')
         beta = world.lam if world.lam > 0 else 1.0   # a linear loss is beta-smooth for every beta
         lines += ["", "[lsi]", f'kind = "{world.lsi}"', f"lambda = {world.lam!r}", f"beta = {beta!r}", ""]
-    lines += ["[domain]", 'adjacency = "replace"']
+    lines += ["[domain]", 'adjacency = "replace"', f"records_per_user = {world.k}"]
     if world.family == "projected":
         lines += [f"diameter = {world.diameter!r}", f"lipschitz_loss = {'true' if world.lipschitz else 'false'}"]
     lines += ["", "[report]", f"delta = {delta!r}", f"epsilon = {eps0!r}", ""]
@@ -375,10 +420,11 @@ def world_floors(world, m, delta, orders):
     screened = []
     for x, xp in world.x_pairs:
         p, q, slack = laws(world, m, x, xp)
-        screened.append((screen_eps(p, q, slack, 1e-3), x, xp, p, q, slack))
+        binned = BinnedPair(p, q, slack)
+        screened.append((max(binned.epsilon(1e-3), binned.reversed().epsilon(1e-3)), x, xp, p, q, slack, binned))
     eps0 = float(f"{max(max(s[0] for s in screened), 1e-3):.3g}")
-    for _, x, xp, p, q, slack in screened:
-        f = floors(p, q, slack, delta, eps0, orders)
+    for _, x, xp, p, q, slack, binned in screened:
+        f = floors(p, q, slack, delta, eps0, orders, binned)
         label = f"record at {x:g} vs {xp:g}"
         if best is None:
             best = {"eps": (f["eps"], label), "delta": (f["delta"], label), "R": [(r, label) for r in f["R"]]}
