@@ -359,21 +359,22 @@ def worlds():
     for lam, t in ((0.5, 10.0), (0.05, 3.0)):
         out.append(HWorld("langevin", "diffusion", n=100, lam=lam, time=t, sigma=0.1,
                           multipliers=(None,), x_pairs=((2 / lam, 0.0),)))
-    # users of two records (the registry's group conversions of every entry above)
-    for s, kw in [("full", dict(n=50, T=40, eta=0.5, lam=0.2)),
-                  ("per-step", dict(n=100, b=10, T=8, eta=0.5, lam=0.6)),
-                  ("poisson", dict(n=30, q=0.5, T=2, eta=0.5, lam=0.4)),
-                  ("shuffle", dict(n=30, b=10, T=12, eta=0.5, lam=0.2)),
-                  ("shuffle-once", dict(n=40, b=10, T=100, eta=0.5, lam=0.1)),
-                  ("partition", dict(n=40, b=10, T=200, eta=0.5, lam=0.04))]:
-        lam = kw["lam"]
-        out.append(HWorld("quadratic", s, k=2, multipliers=(0.5, 2.0), x_pairs=((1 / lam, -1 / lam),), **kw))
-    for s, kw in [("full", dict(n=20, T=50, eta=0.1)), ("per-step", dict(n=20, b=5, T=40, eta=0.1)),
-                  ("shuffle-once", dict(n=20, b=5, T=40, eta=0.1)), ("partition", dict(n=20, b=5, T=40, eta=0.1)),
-                  ("shuffle", dict(n=20, b=5, T=40, eta=0.1))]:
-        out.append(HWorld("projected", s, k=2, lipschitz=True, multipliers=(2.0,), x_pairs=((1.0, -1.0),), **kw))
-    out.append(HWorld("langevin", "diffusion", k=2, n=100, lam=0.5, time=10.0, sigma=0.1, multipliers=(None,),
-                      x_pairs=((4.0, 0.0),)))
+    # users of two and three records (the registry's group conversions of every entry above)
+    for k in (2, 3):
+        for s, kw in [("full", dict(n=50, T=40, eta=0.5, lam=0.2)),
+                      ("per-step", dict(n=100, b=10, T=8 if k == 2 else 6, eta=0.5, lam=0.6)),
+                      ("poisson", dict(n=30, q=0.5, T=2, eta=0.5, lam=0.4)),
+                      ("shuffle", dict(n=30, b=10, T=12, eta=0.5, lam=0.2)),
+                      ("shuffle-once", dict(n=40, b=10, T=100, eta=0.5, lam=0.1)),
+                      ("partition", dict(n=40, b=10, T=200, eta=0.5, lam=0.04))]:
+            lam = kw["lam"]
+            out.append(HWorld("quadratic", s, k=k, multipliers=(0.5, 2.0), x_pairs=((1 / lam, -1 / lam),), **kw))
+        for s, kw in [("full", dict(n=20, T=50, eta=0.1)), ("per-step", dict(n=20, b=5, T=40, eta=0.1)),
+                      ("shuffle-once", dict(n=20, b=5, T=40, eta=0.1)), ("partition", dict(n=20, b=5, T=40, eta=0.1)),
+                      ("shuffle", dict(n=20, b=5, T=40, eta=0.1))]:
+            out.append(HWorld("projected", s, k=k, lipschitz=True, multipliers=(2.0,), x_pairs=((1.0, -1.0),), **kw))
+        out.append(HWorld("langevin", "diffusion", k=k, n=100, lam=0.5, time=10.0, sigma=0.1, multipliers=(None,),
+                          x_pairs=((4.0, 0.0),)))
     return out
 
 
