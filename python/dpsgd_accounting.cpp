@@ -1,5 +1,7 @@
 #include "python/dpsgd_accounting.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -25,15 +27,18 @@ std::string number(double x) {
 }
 
 /// The accounting-only run of examples/dpsgd_accounting.toml with these values.
-std::string dpsgd_config_text(double q, double z, std::int64_t steps, double delta, const std::vector<double>& orders) {
+std::string dpsgd_config_text(double q, double z, std::int64_t steps, double delta, const std::vector<double>& orders,
+                              DpsgdAdjacency adjacency = DpsgdAdjacency::AddRemove) {
   std::string values;
   for (double a : orders) values += (values.empty() ? "" : ", ") + number(a);
+  const std::string domain = adjacency == DpsgdAdjacency::AddRemove
+                                 ? "adjacency = \"add-remove\""
+                                 : "adjacency = \"replace\"\nlipschitz_loss = true";  // clipped gradients, |g| <= C
   return "[orders]\nvalues = [" + values +
          "]\n\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\n"
          "sampling_rate = " +
          number(q) + "\nsteps = " + std::to_string(steps) + "\nnoise_multiplier = " + number(z) +
-         "\nn = " + number(kDatasetSize) +
-         "\n\n[domain]\nadjacency = \"add-remove\"\n\n[report]\ndelta = " + number(delta) + "\n";
+         "\nn = " + number(kDatasetSize) + "\n\n[domain]\n" + domain + "\n\n[report]\ndelta = " + number(delta) + "\n";
 }
 
 /// The configuration's checks name its keys; the caller gave arguments.
@@ -53,16 +58,71 @@ std::string dpsgd_config_text(double q, double z, std::int64_t steps, double del
   throw SpecError(key, e.value(), e.rule());
 }
 
-RunConfig dpsgd_config(double q, double z, std::int64_t steps, double delta, const std::vector<double>& orders) {
+RunConfig dpsgd_config(double q, double z, std::int64_t steps, double delta, const std::vector<double>& orders,
+                       DpsgdAdjacency adjacency = DpsgdAdjacency::AddRemove) {
   if (orders.empty()) throw SpecError("orders", "[]", "must hold at least one order > 1");
   try {
-    return parse_config_text(dpsgd_config_text(q, z, steps, delta, orders), "<dpsgd>");
+    return parse_config_text(dpsgd_config_text(q, z, steps, delta, orders, adjacency), "<dpsgd>");
   } catch (const SpecError& e) {
     rethrow_with_argument_names(e);
   }
 }
 
+/// The PLD route reads no order; R at one order is all composition-pld computes beside it.
+const std::vector<double> kPldOrders{2.0};
+
+/// composition-pld's assessment of the run (its PLD accountant, composed when first asked).
+AnalysisResult pld_assessment(const RunConfig& config, double q) {
+  const EngineRegistry engines = engine_registry(MPI_COMM_SELF);  // accounting solves nothing
+  const TrainingRun run = training_run_of(config.spec);
+  const AnalysisInput input{config, run, engines};
+  AnalysisResult result = find_analysis("composition-pld")->assess(input, config.spec.orders);
+  if (!result.applies) throw SpecError("sampling_rate", format_number(q), result.reason);
+  if (!result.fdp_epsilon || !result.fdp_delta)
+    throw SpecError("sampling_rate", format_number(q),
+                    "composition-pld gives no privacy profile here: " + result.reason);
+  return result;
+}
+
 }  // namespace
+
+double dpsgd_pld_epsilon(double q, double z, std::int64_t steps, double delta, DpsgdAdjacency adjacency) {
+  const RunConfig config = dpsgd_config(q, z, steps, delta, kPldOrders, adjacency);
+  return pld_assessment(config, q).fdp_epsilon(delta);
+}
+
+double dpsgd_pld_delta(double q, double z, std::int64_t steps, double epsilon, DpsgdAdjacency adjacency) {
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+    throw SpecError("epsilon", format_number(epsilon), "must be a finite number >= 0");
+  // The grid is refined, and the truncation budgets set, for a reference delta (PldAccountant::delta):
+  // the DP-SGD libraries' 1e-5 first, then the answer's own order of magnitude if it is far from it,
+  // so that the grid is fine where the answer lies (each pass is a certified upper bound).
+  double reference = 1e-5;
+  double answer = 0.0;
+  for (int pass = 0; pass < 2; ++pass) {
+    const RunConfig config = dpsgd_config(q, z, steps, reference, kPldOrders, adjacency);
+    answer = std::min(answer > 0.0 ? answer : 1.0, pld_assessment(config, q).fdp_delta(epsilon));
+    if (!(answer > 0.0) || (answer > 0.1 * reference && answer < 10.0 * reference)) break;
+    reference = std::clamp(answer, 1e-300, 0.5);
+  }
+  return answer;
+}
+
+NoiseMultiplier dpsgd_pld_noise_multiplier(double q, std::int64_t steps, double epsilon, double delta,
+                                           DpsgdAdjacency adjacency) {
+  const RunConfig config = dpsgd_config(q, 1.0, steps, delta, kPldOrders, adjacency);  // the search starts at z = 1
+  CalibrationRequest request;
+  request.epsilon = epsilon;
+  request.delta = delta;
+  request.target = CalibrationTarget::NoiseMultiplier;
+  request.analysis = "composition-pld";
+  try {
+    const CalibrationOutcome out = calibrate_run(config, request, engine_registry(MPI_COMM_SELF));
+    return {*out.noise_multiplier, {out.epsilon, out.best_order}};
+  } catch (const SpecError& e) {
+    rethrow_with_argument_names(e);
+  }
+}
 
 std::vector<double> library_default_orders() {
   std::vector<double> orders;

@@ -332,6 +332,37 @@ py::tuple dpsgd_noise_multiplier(double q, std::int64_t steps, double epsilon, d
   return py::make_tuple(m.noise_multiplier, m.achieved.epsilon, m.achieved.order);
 }
 
+python::DpsgdAdjacency dpsgd_adjacency(const std::string& name) {
+  if (name == "add-remove") return python::DpsgdAdjacency::AddRemove;
+  if (name == "replace") return python::DpsgdAdjacency::Replace;
+  throw SpecError("adjacency", "\"" + name + "\"",
+                  "must be \"add-remove\" (a record added or removed) or \"replace\" (one replaced; clipped "
+                  "gradients)");
+}
+
+double dpsgd_pld_epsilon(double q, double z, std::int64_t steps, double delta, const std::string& adjacency) {
+  const python::DpsgdAdjacency a = dpsgd_adjacency(adjacency);
+  py::gil_scoped_release release;
+  return python::dpsgd_pld_epsilon(q, z, steps, delta, a);
+}
+
+double dpsgd_pld_delta(double q, double z, std::int64_t steps, double epsilon, const std::string& adjacency) {
+  const python::DpsgdAdjacency a = dpsgd_adjacency(adjacency);
+  py::gil_scoped_release release;
+  return python::dpsgd_pld_delta(q, z, steps, epsilon, a);
+}
+
+py::tuple dpsgd_pld_noise_multiplier(double q, std::int64_t steps, double epsilon, double delta,
+                                     const std::string& adjacency) {
+  const python::DpsgdAdjacency a = dpsgd_adjacency(adjacency);
+  python::NoiseMultiplier m{};
+  {
+    py::gil_scoped_release release;
+    m = python::dpsgd_pld_noise_multiplier(q, steps, epsilon, delta, a);
+  }
+  return py::make_tuple(m.noise_multiplier, m.achieved.epsilon);
+}
+
 /// SpecError -> rdpdyn.ConfigError(message, key, value, rule); the other errors the command line
 /// reports as bad input (exit 2) -> ConfigError without a key.
 void translate_errors(std::exception_ptr p) {
@@ -364,6 +395,12 @@ PYBIND11_MODULE(_rdpdyn, m) {
         py::arg("delta"), py::arg("orders"));
   m.def("dpsgd_noise_multiplier", &dpsgd_noise_multiplier, py::arg("sampling_rate"), py::arg("steps"),
         py::arg("epsilon"), py::arg("delta"), py::arg("orders"));
+  m.def("dpsgd_pld_epsilon", &dpsgd_pld_epsilon, py::arg("sampling_rate"), py::arg("noise_multiplier"),
+        py::arg("steps"), py::arg("delta"), py::arg("adjacency"));
+  m.def("dpsgd_pld_delta", &dpsgd_pld_delta, py::arg("sampling_rate"), py::arg("noise_multiplier"), py::arg("steps"),
+        py::arg("epsilon"), py::arg("adjacency"));
+  m.def("dpsgd_pld_noise_multiplier", &dpsgd_pld_noise_multiplier, py::arg("sampling_rate"), py::arg("steps"),
+        py::arg("epsilon"), py::arg("delta"), py::arg("adjacency"));
   m.def("default_orders", &python::library_default_orders);
   m.def("analyses_json", &analysis_registry_json);
   // The configuration text of an opacus history or a DpEvent given as JSON (io/dp_event_json.hpp).

@@ -7,7 +7,7 @@ this file only shapes its results. A configuration is a path, TOML text or a dic
     import rdpdyn
     run = rdpdyn.solve("examples/figure1_lambda1.toml", **{"algorithm.sigma": 0.5})
     run.R[-1]                     # R at every order after the last step (nats)
-    rdpdyn.dpsgd_epsilon(0.01, 1.1, 10000, 1e-5)   # opacus' RDP accountant: 5.6320
+    rdpdyn.dpsgd_epsilon(0.01, 1.1, 10000, 1e-5)   # certified PLD: 5.1928 (method="rdp": 5.6320)
 
 Bad input raises ConfigError (a ValueError) with the key, value and rule of the command line's
 message.
@@ -17,7 +17,7 @@ import json
 from . import _rdpdyn
 
 __version__ = _rdpdyn.__version__
-__all__ = ["solve", "compare", "calibrate", "sweep", "dpsgd_epsilon", "dpsgd_noise_multiplier",
+__all__ = ["solve", "compare", "calibrate", "sweep", "dpsgd_epsilon", "dpsgd_delta", "dpsgd_noise_multiplier",
            "analyses", "default_orders", "ConfigError", "Solution", "Comparison", "AnalysisResult",
            "Calibration", "Sweep"]
 
@@ -399,21 +399,65 @@ def default_orders():
     return _rdpdyn.default_orders()
 
 
-def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, orders=None, return_order=False):
-    """epsilon of DP-SGD as opacus' and dp_accounting's RDP accountants give it: Poisson sampling
-    at `sampling_rate`, add/remove adjacency, noise std = noise_multiplier x clipping norm, `steps`
-    steps; the improved conversion (Balle et al. 2020 Thm 21), as the libraries, minimised over
-    `orders` (compare's epsilon is the smallest of rdpdyn's conversions and may be lower, e.g. by
-    Asoodeh et al.'s at small R; docs/analyses.md section 4)
-    (default_orders()). With return_order=True, (epsilon, order)."""
+def _rdp_only(method, orders, return_order):
+    if method not in ("pld", "rdp"):
+        raise ConfigError(f"'method' = {method!r}: must be \"pld\" (certified privacy loss distribution) or "
+                          "\"rdp\" (opacus' RDP accountant)", "method", repr(method),
+                          'must be "pld" or "rdp"')
+    if method == "pld" and (orders is not None or return_order):
+        key = "orders" if orders is not None else "return_order"
+        raise ConfigError(f"'{key}' = given with method=\"pld\": orders are read by method=\"rdp\" only (the PLD "
+                          "has none); pass method=\"rdp\" for opacus' RDP accountant", key, "given",
+                          'is read by method="rdp" only')
+
+
+def dpsgd_epsilon(sampling_rate, noise_multiplier, steps, delta, orders=None, return_order=False, method="pld",
+                  adjacency="add-remove"):
+    """epsilon of DP-SGD at `delta`: Poisson sampling at `sampling_rate`, noise std =
+    noise_multiplier x clipping norm, `steps` steps (the libraries' conventions).
+
+    method="pld" (default): the certified privacy loss distribution of the registry's
+    `composition-pld` (docs/pld.md), an upper bound to its last digit, as `rdpdyn compare` reports
+    it; within about 1e-4 of dp_accounting's PLDAccountant (pessimistic). adjacency: "add-remove"
+    (default, as opacus and dp_accounting) or "replace" (one record replaced, gradients clipped:
+    dp_accounting's REPLACE_ONE).
+
+    method="rdp": opacus' and dp_accounting's RDP accountant (add/remove), the registry's
+    `composition-sgm` with the improved conversion (Balle et al. 2020 Thm 21) minimised over
+    `orders` (default_orders()); with return_order=True, (epsilon, order)."""
+    _rdp_only(method, orders, return_order)
+    if method == "pld":
+        return _rdpdyn.dpsgd_pld_epsilon(float(sampling_rate), float(noise_multiplier), steps, float(delta),
+                                         str(adjacency))
+    if adjacency != "add-remove":
+        raise ConfigError(f"'adjacency' = {adjacency!r}: method=\"rdp\" is opacus' add/remove accountant",
+                          "adjacency", repr(adjacency), 'must be "add-remove" with method="rdp"')
     eps, order = _rdpdyn.dpsgd_epsilon(float(sampling_rate), float(noise_multiplier), steps, float(delta),
                                        None if orders is None else [float(a) for a in orders])
     return (eps, order) if return_order else eps
 
 
-def dpsgd_noise_multiplier(sampling_rate, steps, epsilon, delta, orders=None):
-    """The smallest noise multiplier (to 1e-9 relative) for which dpsgd_epsilon(sampling_rate, it,
-    steps, delta, orders) <= epsilon (opacus' get_noise_multiplier, without its 0.01 tolerance)."""
+def dpsgd_delta(sampling_rate, noise_multiplier, steps, epsilon, adjacency="add-remove"):
+    """delta of DP-SGD at `epsilon` (>= 0) from the certified privacy loss distribution
+    (`composition-pld`, an upper bound), in the conventions of dpsgd_epsilon."""
+    return _rdpdyn.dpsgd_pld_delta(float(sampling_rate), float(noise_multiplier), steps, float(epsilon),
+                                   str(adjacency))
+
+
+def dpsgd_noise_multiplier(sampling_rate, steps, epsilon, delta, orders=None, method="pld", adjacency="add-remove"):
+    """The smallest noise multiplier for which dpsgd_epsilon(sampling_rate, it, steps, delta,
+    method=method, ...) <= epsilon. method="pld" (default): `rdpdyn calibrate --for noise_multiplier
+    --analysis composition-pld` (the smallest to about the accountant's accuracy, 1e-4 relative: its
+    epsilon moves with the grid it refines); method="rdp": opacus' get_noise_multiplier over
+    `orders`, to 1e-9 relative, without its 0.01 tolerance."""
+    _rdp_only(method, orders, False)
+    if method == "pld":
+        z, _ = _rdpdyn.dpsgd_pld_noise_multiplier(float(sampling_rate), steps, float(epsilon), float(delta),
+                                                  str(adjacency))
+        return z
+    if adjacency != "add-remove":
+        raise ConfigError(f"'adjacency' = {adjacency!r}: method=\"rdp\" is opacus' add/remove accountant",
+                          "adjacency", repr(adjacency), 'must be "add-remove" with method="rdp"')
     z, _, _ = _rdpdyn.dpsgd_noise_multiplier(float(sampling_rate), steps, float(epsilon), float(delta),
                                              None if orders is None else [float(a) for a in orders])
     return z

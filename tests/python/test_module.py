@@ -390,7 +390,7 @@ def test_default_orders_are_opacus_default_alphas():
 
 @pytest.mark.parametrize("case,q,z,steps,orders,eps,order", OPACUS, ids=[c[0] for c in OPACUS])
 def test_dpsgd_epsilon_equals_opacus(case, q, z, steps, orders, eps, order):
-    got, got_order = rdpdyn.dpsgd_epsilon(q, z, steps, 1e-5, orders=orders, return_order=True)
+    got, got_order = rdpdyn.dpsgd_epsilon(q, z, steps, 1e-5, orders=orders, return_order=True, method="rdp")
     assert got_order == order
     # opacus is itself accurate to ~1e-8 at fractional orders (case B's best order is 4.7); rdpdyn
     # rounds outward (docs/math.md section 6), so it is never below the 50-digit value.
@@ -400,17 +400,75 @@ def test_dpsgd_epsilon_equals_opacus(case, q, z, steps, orders, eps, order):
 def test_dpsgd_epsilon_equals_compare_of_the_example():
     c = rdpdyn.compare(EXAMPLES / "dpsgd_accounting.toml")
     sgm = c["composition-sgm"]
-    assert rdpdyn.dpsgd_epsilon(0.01, 1.1, 10000, 1e-5, orders=c.orders) == sgm.epsilon_recorded_orders
+    assert rdpdyn.dpsgd_epsilon(0.01, 1.1, 10000, 1e-5, orders=c.orders, method="rdp") == sgm.epsilon_recorded_orders
+    # the default, the certified PLD, is compare's composition-pld
+    assert rdpdyn.dpsgd_epsilon(0.01, 1.1, 10000, 1e-5) == c["composition-pld"].epsilon
+
+
+# dp_accounting (google/differential-privacy b5b0286e313b64a692abfc8c528d54ef47d960a0, python/dp_accounting,
+# Debian's numpy 1.24.2 / scipy 1.10.1): PLDAccountant(relation) composing
+# PoissonSampledDpEvent(0.01, GaussianDpEvent(1.1)) 10^4 times, get_epsilon(1e-5), get_delta(2.0)
+# (pessimistic, connect-the-dots at 1e-4: an upper bound up to its FFT round-off), and the optimistic
+# privacy-buckets PLD at 1e-5 (from_gaussian_mechanism(..., pessimistic_estimate=False,
+# value_discretization_interval=1e-5, use_connect_dots=False), add/remove: a lower bound, the floor).
+DP_ACCOUNTING_PLD = {
+    "add-remove": dict(eps=5.192620123006462, delta_at_2=0.04266562944268842,
+                       eps_floor=5.1425835883469535, delta_floor=0.03920353523291247),
+    "replace": dict(eps=9.422322822080035, delta_at_2=0.2934542859647554),
+}
+
+
+@pytest.mark.parametrize("adjacency", ["add-remove", "replace"])
+def test_dpsgd_pld_default_against_dp_accounting(adjacency):
+    ref = DP_ACCOUNTING_PLD[adjacency]
+    eps = rdpdyn.dpsgd_epsilon(0.01, 1.1, 10000, 1e-5, adjacency=adjacency)
+    delta = rdpdyn.dpsgd_delta(0.01, 1.1, 10000, 2.0, adjacency=adjacency)
+    # within the accountant's 1e-4 relative accuracy of dp_accounting's pessimistic value
+    assert eps == pytest.approx(ref["eps"], rel=2e-4)
+    assert delta == pytest.approx(ref["delta_at_2"], rel=2e-3)
+    if "eps_floor" in ref:
+        assert eps >= ref["eps_floor"] and delta >= ref["delta_floor"]
+    # tighter than the RDP accountant (opacus case B: 5.63199236854841)
+    if adjacency == "add-remove":
+        assert eps < 5.63199236854841
+
+
+def test_dpsgd_pld_noise_multiplier_inverts_dpsgd_epsilon():
+    # dp_accounting's calibrate_dp_mechanism with its PLD accountant (same commit) gives 2.12744 for
+    # epsilon 2 at (0.01, 10^4, 1e-5); rdpdyn's certified epsilon is at most 1e-4 above its own. The
+    # PLD's epsilon moves with its grid (refined to 1e-4 relative), so z is the smallest to about that.
+    z = rdpdyn.dpsgd_noise_multiplier(0.01, 10000, 2.0, 1e-5)
+    assert z == pytest.approx(2.12744, rel=1e-3)
+    assert rdpdyn.dpsgd_epsilon(0.01, z, 10000, 1e-5) <= 2.0
+    assert rdpdyn.dpsgd_epsilon(0.01, z * (1 - 1e-3), 10000, 1e-5) > 2.0
+
+
+def test_dpsgd_method_and_adjacency_errors():
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.dpsgd_epsilon(0.01, 1.1, 100, 1e-5, orders=[2, 3])      # orders need method="rdp"
+    assert e.value.key == "orders"
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.dpsgd_epsilon(0.01, 1.1, 100, 1e-5, method="prv")
+    assert e.value.key == "method"
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.dpsgd_delta(0.01, 1.1, 100, 1.0, adjacency="zero-out")
+    assert e.value.key == "adjacency"
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.dpsgd_epsilon(0.01, 1.1, 100, 1e-5, method="rdp", adjacency="replace")
+    assert e.value.key == "adjacency"
+    with pytest.raises(rdpdyn.ConfigError) as e:
+        rdpdyn.dpsgd_delta(0.01, 1.1, 100, -1.0)
+    assert e.value.key == "epsilon"
 
 
 def test_dpsgd_noise_multiplier_inverts_dpsgd_epsilon():
     # opacus gives epsilon 5.63199236854841 at z = 1.1 (case B): the calibration finds z = 1.1 back.
-    z = rdpdyn.dpsgd_noise_multiplier(0.01, 10000, 5.63199236854841, 1e-5)
+    z = rdpdyn.dpsgd_noise_multiplier(0.01, 10000, 5.63199236854841, 1e-5, method="rdp")
     assert z == pytest.approx(1.1, rel=1e-8)
-    assert rdpdyn.dpsgd_epsilon(0.01, z, 10000, 1e-5) <= 5.63199236854841
-    assert rdpdyn.dpsgd_epsilon(0.01, z * (1 - 1e-7), 10000, 1e-5) > 5.63199236854841
-    z2 = rdpdyn.dpsgd_noise_multiplier(0.004, 3000, 1.0, 1e-6, orders=[2, 4, 8, 16, 32])
-    assert rdpdyn.dpsgd_epsilon(0.004, z2, 3000, 1e-6, orders=[2, 4, 8, 16, 32]) <= 1.0
+    assert rdpdyn.dpsgd_epsilon(0.01, z, 10000, 1e-5, method="rdp") <= 5.63199236854841
+    assert rdpdyn.dpsgd_epsilon(0.01, z * (1 - 1e-7), 10000, 1e-5, method="rdp") > 5.63199236854841
+    z2 = rdpdyn.dpsgd_noise_multiplier(0.004, 3000, 1.0, 1e-6, orders=[2, 4, 8, 16, 32], method="rdp")
+    assert rdpdyn.dpsgd_epsilon(0.004, z2, 3000, 1e-6, orders=[2, 4, 8, 16, 32], method="rdp") <= 1.0
 
 
 def test_dpsgd_errors_name_the_argument():
@@ -420,7 +478,7 @@ def test_dpsgd_errors_name_the_argument():
             rdpdyn.dpsgd_epsilon(*args)
         assert e.value.key == key, (args, e.value)
     with pytest.raises(rdpdyn.ConfigError) as e:
-        rdpdyn.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, orders=[0.5, 2])
+        rdpdyn.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, orders=[0.5, 2], method="rdp")
     assert e.value.key == "orders[0]"
     with pytest.raises(rdpdyn.ConfigError) as e:
         rdpdyn.dpsgd_noise_multiplier(0.01, 100, -1.0, 1e-5)
