@@ -344,7 +344,8 @@ AnalysisResult noisysgd_window(const RunSpec& spec, const TrainingRun& run) {
   state->options.accuracy = spec.pld.accuracy;
   state->options.grid = spec.pld.grid.value_or(0.0);
 
-  const WindowChoice chosen = choose_window(s, reference);
+  // chosen once: the profile at the reference delta (the reported epsilon) asks for the same choice
+  const WindowChoice chosen = state->at(reference).first;
   r.reason = "window K = " + std::to_string(chosen.window) + " of " + std::to_string(s.steps) + " steps";
   if (chosen.window < s.steps) r.reason += ", noise split rho = " + format_number(chosen.rho);
   r.reason += " (chosen at delta = " + format_number(reference) + "), c = " + format_number(1.0 - s.one_minus_c) +

@@ -2,10 +2,10 @@
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Builds everything but the benchmarks and the Python module (an instrumented extension cannot load
 # into an uninstrumented interpreter) in build-asan/ (RelWithDebInfo: -O2 -g, so reports carry
-# lines) and runs every ctest test with the sanitizers halting on the first report. Run after the
-# README's test command (it assumes the packages are installed). Usage: scripts/sanitizer-tests.sh
-# [CAMPAIGN_COUNT]; the soundness campaign draws CAMPAIGN_COUNT runs here (default 200: the Release
-# suite draws 1000, the sanitizers look for memory errors, not for a rare bound).
+# lines) and runs the quick tier and cli:mutations with the sanitizers halting on the first report
+# (`ctest --test-dir build-asan` runs the rest too). Run after the README's test command (it assumes
+# the packages are installed). Usage: scripts/sanitizer-tests.sh [CAMPAIGN_COUNT]; the soundness
+# campaign, when run in this build, draws CAMPAIGN_COUNT runs (default 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${1:-200}"
@@ -21,4 +21,7 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0:strict_string_checks=1"
 export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)"
+# The quick tier (every unit and command-line test) and the mutation run of the command line; the
+# campaigns of the full tier exercise the same code at length, uninstrumented, in the README's run.
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L '^quick$'
+ctest --test-dir build-asan --output-on-failure -R '^cli:mutations$'

@@ -28,6 +28,10 @@ void PetscSession::require() {
   argv_.push_back(nullptr);
   argc_ = static_cast<int>(arguments_.size());
   argv_pointer_ = argv_.data();
+  // A single process (no launcher) is an MPI singleton: Open MPI would start its daemon (orted) to
+  // serve it, a quarter of a second of wall time for a run of one process that spawns nothing.
+  // The user's own setting wins (overwrite = 0).
+  if (!started_by_mpi_launcher()) setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   if (PetscInitialize(&argc_, &argv_pointer_, nullptr, nullptr) != 0)
     throw std::runtime_error("PetscInitialize failed");
   initialized_ = true;

@@ -173,7 +173,7 @@ LossDistribution no_loss(double h) {
   return p;
 }
 
-LossDistribution discretise(const DominatingPair& pair, const Discretisation& d, double copies) {
+LossDistribution discretise(const DominatingPair& pair, const Discretisation& d, double copies, ProfileMemo* memo) {
   check_grid(d.h);
   const double budget = d.tail / std::max(1.0, copies);
   double lo = 0.0, hi = 0.0;
@@ -188,8 +188,24 @@ LossDistribution discretise(const DominatingPair& pair, const Discretisation& d,
   const std::size_t n = static_cast<std::size_t>(last - first + 1);
   // delta bounds at the grid points first - 1 .. last + 1
   std::vector<Approx> delta(n + 2);
-  for (std::size_t k = 0; k < n + 2; ++k)
-    delta[k] = pair.hockey_stick(static_cast<double>(first - 1 + static_cast<std::int64_t>(k)) * h);
+  // The memo's grid h_m is h or 2h: point i h is its point i h / h_m when that is an integer.
+  const std::int64_t ratio = memo != nullptr && memo->h == 2.0 * h ? 2 : memo != nullptr && memo->h == h ? 1 : 0;
+  for (std::size_t k = 0; k < n + 2; ++k) {
+    const std::int64_t i = first - 1 + static_cast<std::int64_t>(k);
+    if (ratio > 0 && i % ratio == 0) {
+      const std::int64_t at = i / ratio - memo->first;
+      if (at >= 0 && at < static_cast<std::int64_t>(memo->delta.size())) {
+        delta[k] = memo->delta[static_cast<std::size_t>(at)];
+        continue;
+      }
+    }
+    delta[k] = pair.hockey_stick(static_cast<double>(i) * h);
+  }
+  if (memo != nullptr) {
+    memo->h = h;
+    memo->first = first - 1;
+    memo->delta = delta;
+  }
   const double decay = std::exp(-h);
   const double gap = -std::expm1(-h);  // 1 - e^{-h}
   // tails T_j for j = first .. last + 1 (index k = j - first), rounded up

@@ -75,9 +75,20 @@ struct Discretisation {
   double log_error_budget = -std::numeric_limits<double>::infinity();
 };
 
+/// A pair's privacy profile on the last grid it was discretised on: the grid i h/2 of the next
+/// refinement holds every point of it (i even), so those are not evaluated again.
+struct ProfileMemo {
+  double h = 0.0;             ///< 0: nothing remembered
+  std::int64_t first = 0;     ///< the index i of delta.front(), at epsilon = i h
+  std::vector<Approx> delta;  ///< the pair's hockey_stick at i h, i = first, first + 1, ...
+};
+
 /// The connect-the-dots PLD of `pair` on the grid i h, tails rounded up (see the header). `copies`:
 /// how many times it will be composed (its truncations then move at most d.tail / copies each).
-LossDistribution discretise(const DominatingPair& pair, const Discretisation& d, double copies = 1.0);
+/// `memo` (optional): reused where its grid holds the point (the same double epsilon, so the same
+/// value bit for bit), then replaced by this grid's profile.
+LossDistribution discretise(const DominatingPair& pair, const Discretisation& d, double copies = 1.0,
+                            ProfileMemo* memo = nullptr);
 
 /// log sum_i m_i e^{theta l_i} over the finite masses (-infinity when there are none), rounded up.
 double log_moment(const LossDistribution& p, double theta);

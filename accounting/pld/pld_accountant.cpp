@@ -45,7 +45,11 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
   for (const auto& d : directions_) parts += d.size();
   // The directions are independent compositions: the second runs on another thread (FFTW executes
   // plans on distinct arrays concurrently; its planner is serialised in real_fft.cpp).
-  auto compose_direction = [&](const Direction& direction) {
+  if (memos_.size() != directions_.size()) {
+    memos_.assign(directions_.size(), {});
+    for (std::size_t i = 0; i < directions_.size(); ++i) memos_[i].resize(directions_[i].size());
+  }
+  auto compose_direction = [&](const Direction& direction, std::vector<ProfileMemo>& memos) {
     Discretisation d;
     d.h = h;
     d.max_points = options_.max_points;
@@ -53,7 +57,8 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
     // most ~1e-7 of delta; the window of the composition at most ~4e-8 more (fourier_composition.hpp).
     d.tail = 1e-7 * reference_delta / static_cast<double>(std::max<std::size_t>(parts, 1));
     std::vector<LossDistribution> ones;
-    for (const auto& part : direction) ones.push_back(discretise(*part.pair, d, static_cast<double>(part.count)));
+    for (std::size_t k = 0; k < direction.size(); ++k)
+      ones.push_back(discretise(*direction[k].pair, d, static_cast<double>(direction[k].count), &memos[k]));
     std::vector<CountedLoss> counted;
     for (std::size_t k = 0; k < ones.size(); ++k) counted.push_back({&ones[k], direction[k].count});
     FourierOptions f;
@@ -68,8 +73,8 @@ PldAccountant::Composed PldAccountant::compose_at(double h, double reference_del
   c.h = h;
   std::vector<std::future<LossDistribution>> others;
   for (std::size_t i = 1; i < directions_.size(); ++i)
-    others.push_back(std::async(std::launch::async, compose_direction, std::cref(directions_[i])));
-  c.plds.push_back(compose_direction(directions_.front()));
+    others.push_back(std::async(std::launch::async, compose_direction, std::cref(directions_[i]), std::ref(memos_[i])));
+  c.plds.push_back(compose_direction(directions_.front(), memos_.front()));
   for (auto& f : others) c.plds.push_back(f.get());
   return c;
 }

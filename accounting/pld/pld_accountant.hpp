@@ -76,6 +76,9 @@ class PldAccountant {
   mutable std::mutex mutex_;
   mutable std::map<double, Composed> cache_;        ///< by reference delta
   mutable std::map<double, std::string> failures_;  ///< reference deltas whose grid does not fit: why
+  /// each pair's profile on the last grid composed (indexed as directions_): the next, finer grid
+  /// evaluates only its new points
+  mutable std::vector<std::vector<ProfileMemo>> memos_;
 };
 
 }  // namespace rdpdyn::pld

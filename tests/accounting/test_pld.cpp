@@ -130,7 +130,7 @@ TEST_CASE("Real FFT: the round-off stays within Higham's bound with its margin (
   }
 }
 
-TEST_CASE("Fourier composition: never below the exact composition of the discretised steps", "[pld]") {
+TEST_CASE("Fourier composition: never below the exact composition of the discretised steps", "[pld][slow]") {
   // Every cell, tail and round-off of compose_in_fourier against the exact (long double, direct)
   // k-fold convolution of the same discretised step: the certified profile is at or above the exact
   // one at every epsilon, by no more than its ledgers; undershoots of single cells stay within the
@@ -247,7 +247,7 @@ TEST_CASE("Pairs: the profile brackets the exact delta at the exact epsilon (40-
     }
 }
 
-TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pld]") {
+TEST_CASE("PLD composition: never below the exact epsilon, close above it", "[pld][slow]") {
   SECTION("one step, every exact value") {
     for (const auto& r : pld_reference::kExactSingleStep) {
       if (r.epsilon == 0.0) continue;
@@ -402,4 +402,37 @@ TEST_CASE("PLD accountant: delta at epsilon is consistent with epsilon at delta"
   for (std::size_t i = 1; i < c.delta.size(); ++i) CHECK(c.delta[i] <= c.delta[i - 1]);
   for (std::size_t i = 1; i < c.beta.size(); ++i) CHECK(c.beta[i] <= c.beta[i - 1]);
   CHECK(c.beta.front() <= 1.0);
+}
+
+TEST_CASE("Refinement reuses the coarser grid's profile: the same distribution bit for bit, half the evaluations",
+          "[pld]") {
+  // A pair that counts its evaluations; its profile is the subsampled Gaussian's (q 0.01, mu 1).
+  struct Counting : pld::DominatingPair {
+    pld::GaussianMixturePair inner =
+        pld::subsampled_gaussian_pair(0.01, 1.0, pld::GaussianMixturePair::Direction::Forward);
+    mutable int calls = 0;
+    pld::Approx hockey_stick(double epsilon) const override {
+      ++calls;
+      return inner.hockey_stick(epsilon);
+    }
+    void loss_range(double tail, double& lo, double& hi) const override { inner.loss_range(tail, lo, hi); }
+    std::string describe() const override { return inner.describe(); }
+  } pair;
+  pld::Discretisation coarse, fine;
+  coarse.h = 0x1p-7;
+  fine.h = 0x1p-8;
+  coarse.tail = fine.tail = 1e-12;
+  pld::ProfileMemo memo;
+  (void)pld::discretise(pair, coarse, 100.0, &memo);
+  const int coarse_calls = pair.calls;
+  const pld::LossDistribution reused = pld::discretise(pair, fine, 100.0, &memo);
+  const int fine_calls = pair.calls - coarse_calls;
+  const pld::LossDistribution fresh = pld::discretise(pair, fine, 100.0);
+  CHECK(reused.mass == fresh.mass);  // every double equal
+  CHECK(reused.offset == fresh.offset);
+  CHECK(reused.tail_excess == fresh.tail_excess);
+  CHECK(reused.infinity_mass == fresh.infinity_mass);
+  // the fine grid has about twice the coarse grid's points; half of them were remembered
+  CHECK(fine_calls <= coarse_calls + 4);
+  CHECK(pair.calls - coarse_calls - fine_calls >= 2 * coarse_calls - 8);
 }

@@ -1010,7 +1010,7 @@ void report(const Outcome& out, const char* title) {
 
 TEST_CASE(
     "Conformance: refusal reasons and one value per order and monotone in alpha and any-order subsets and coverage",
-    "[conformance][analyses]") {
+    "[conformance][analyses][slow]") {
   const Outcome out = run_checks({Property::OrdersA, Property::ContractD, Property::SubsetE});
   report(out, "(a), (d), (e)");
   require_clean(out, Property::ContractD);
@@ -1033,14 +1033,14 @@ TEST_CASE("Conformance: never below the exact divergence on quadratic losses", "
   require_clean(out, Property::ExactStrictB);
 }
 
-TEST_CASE("Conformance: non-increasing in sigma as calibrate scales it", "[conformance][analyses][calibrate]") {
+TEST_CASE("Conformance: non-increasing in sigma as calibrate scales it", "[conformance][analyses][calibrate][slow]") {
   const Outcome out = run_checks({Property::SigmaC});
   report(out, "(c) sigma");
   require_clean(out, Property::SigmaC);
 }
 
 TEST_CASE("Conformance: non-decreasing in the number of steps as calibrate edits it",
-          "[conformance][analyses][calibrate]") {
+          "[conformance][analyses][calibrate][slow]") {
   // Analyses that declare monotone_in_steps = false (and best, which takes the minimum over them
   // and over entries that apply only at whole epochs) are exempt; calibrate --for steps reports
   // when it used one. Their declaration must stay true: each of them does drop somewhere.

@@ -198,7 +198,7 @@ TEST_CASE("sweep: an analysis that does not apply gives its reason at the point"
   }
 }
 
-TEST_CASE("sweep: the axes and analyses are checked before any point runs") {
+TEST_CASE("sweep: the axes and analyses are checked before any point runs", "[slow]") {
   auto error_of = [](const std::vector<std::string>& sets) -> std::string {
     try {
       SweepConfiguration::parse(kSurface, "surface.toml", sets);
