@@ -16,8 +16,8 @@ replace-one (REPLACE_ONE). Measured in this one process, medians of --runs of wa
 (time.perf_counter) and process CPU time (time.process_time, all threads), after one warm-up of each:
   (a) dp_accounting: PLDAccountant (pessimistic, default value_discretization_interval 1e-4),
       compose(PoissonSampledDpEvent(q, GaussianDpEvent(z)), T), get_epsilon(delta);
-  (b) rdpdyn.dpsgd_epsilon(q, z, T, delta): opacus' RDP accountant (improved conversion, opacus'
-      default orders), add/remove only: it has no adjacency and no PLD option, so "n/a" under replace;
+  (b) rdpdyn.dpsgd_epsilon(q, z, T, delta, adjacency=...): its default, the certified PLD
+      (composition-pld alone);
   (c) rdpdyn.compare(dp_event=SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(z)), T),
       report_delta=delta) (every registered analysis; the epsilon shown is composition-pld's, the
       certified PLD, and the best entry's name when another one is tighter). Replace-one is the
@@ -25,14 +25,13 @@ replace-one (REPLACE_ONE). Measured in this one process, medians of --runs of wa
       of norm <= C = S_g/2: the antipodal pair, dp_accounting's REPLACE_ONE pair, same z;
       docs/analyses.md section 3.4a);
   (d) calibration of z for a target (epsilon, delta): dp_accounting.calibrate_dp_mechanism with fresh
-      PLDAccountants (default bracket and tolerance) against rdpdyn.calibrate(..., for_=
-      "noise_multiplier") with analysis "composition-pld" and "best", and rdpdyn.dpsgd_noise_multiplier
-      (RDP, add/remove). The column "dp_acc eps at rdpdyn z" is dp_accounting's epsilon at the
-      composition-pld z.
-ratio = dp_accounting wall / rdpdyn wall (> 1: rdpdyn faster). Flags rows where compare's
-composition-pld epsilon is above dp_accounting's pessimistic one, or compare is less than 10x faster.
+      PLDAccountants (default bracket and tolerance) against rdpdyn.dpsgd_noise_multiplier(...,
+      adjacency=...) (its default: calibrate --analysis composition-pld). The column "dp_acc eps at
+      rdpdyn z" is dp_accounting's epsilon at rdpdyn's z.
+ratio = dp_accounting wall / rdpdyn wall (> 1: rdpdyn faster). Flags rows where rdpdyn's epsilon is
+above dp_accounting's pessimistic one, or a call is less than 10x faster.
 """
-import argparse, json, os, statistics, sys, time
+import argparse, os, statistics, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -122,11 +121,12 @@ def main():
     # Warm-up: lazy imports, FFT plans.
     dp_eps(0.01, 1.1, 100, 1e-5, "add-remove")
     rdpdyn.dpsgd_epsilon(0.01, 1.1, 100, 1e-5)
+    rdpdyn.dpsgd_epsilon(0.01, 1.1, 100, 1e-5, adjacency="replace")
     rd_compare(0.01, 1.1, 100, 1e-5, "add-remove")
     flags = []
 
     if not a.only_calibration:
-        print("\n(a) dp_accounting PLDAccountant vs (b) rdpdyn.dpsgd_epsilon (RDP) and (c) rdpdyn.compare "
+        print("\n(a) dp_accounting PLDAccountant vs (b) rdpdyn.dpsgd_epsilon (PLD) and (c) rdpdyn.compare "
               "(composition-pld); times: median wall s (CPU s); ratio = dp_acc wall / rdpdyn wall\n")
         print("| setting (q, z, T, delta) | adj | dp_acc eps | dp_acc s | dpsgd_epsilon eps | s | ratio "
               "| compare pld eps | s | ratio | pld/dp_acc |")
@@ -134,52 +134,40 @@ def main():
         for name, q, z, T, delta in SETTINGS:
             for adj in ("add-remove", "replace"):
                 dw, dc, de = measure(lambda: dp_eps(q, z, T, delta, adj), a.runs)
-                if adj == "add-remove":
-                    bw, bc, be = measure(lambda: rdpdyn.dpsgd_epsilon(q, z, T, delta), a.runs)
-                    b_cols = f"{be:.6g} | {fmt_s(bw, bc)} | {dw / bw:.0f}x"
-                else:
-                    b_cols = "n/a | | "
+                bw, bc, be = measure(lambda: rdpdyn.dpsgd_epsilon(q, z, T, delta, adjacency=adj), a.runs)
+                b_cols = f"{be:.6g} | {fmt_s(bw, bc)} | {dw / bw:.1f}x"
                 cw, cc, (ce, best, best_eps) = measure(lambda: rd_compare(q, z, T, delta, adj), a.runs)
                 note = "" if best == "composition-pld" else f" (best {best} {best_eps:.6g})"
                 setting = f"{name} ({q:g}, {z:g}, {T:g}, {delta:g})"
                 print(f"| {setting} | {adj} | {de:.6g} | {fmt_s(dw, dc)} | {b_cols} | {ce:.6g}{note} | "
                       f"{fmt_s(cw, cc)} | {dw / cw:.1f}x | {ce / de:.5f} |", flush=True)
-                if ce > de:
-                    flags.append(f"{setting} {adj}: compare pld epsilon {ce:.6g} > dp_accounting {de:.6g}")
+                if be > de:
+                    flags.append(f"{setting} {adj}: dpsgd_epsilon {be:.6g} > dp_accounting {de:.6g}")
+                if dw / bw < 10:
+                    flags.append(f"{setting} {adj}: dpsgd_epsilon only {dw / bw:.1f}x faster")
                 if dw / cw < 10:
                     flags.append(f"{setting} {adj}: compare only {dw / cw:.1f}x faster")
 
     if not a.only_epsilon:
         print("\n(d) calibration of the noise multiplier; times: median wall s (CPU s); "
-              "ratio = dp_acc wall / rdpdyn calibrate(composition-pld) wall\n")
-        print("| setting (q, T, eps, delta) | adj | dp_acc z | dp_acc s | calibrate pld z | s | ratio "
-              "| dp_acc eps at rdpdyn z | calibrate best z | s | dpsgd_noise_multiplier z (RDP) | s |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "ratio = dp_acc wall / rdpdyn.dpsgd_noise_multiplier wall\n")
+        print("| setting (q, T, eps, delta) | adj | dp_acc z | dp_acc s | rdpdyn z | s | ratio "
+              "| dp_acc eps at rdpdyn z |")
+        print("|---|---|---|---|---|---|---|---|")
         for name, q, T, eps, delta, adj in CALIBRATIONS:
-            cfg = rdpdyn._rdpdyn.accounting_run_toml("dp_event", json.dumps(rdpdyn._plain(event(q, 1.0, T))))
-
             def dp_cal():
                 return dp_accounting.calibrate_dp_mechanism(
                     lambda: pld.PLDAccountant(neighboring_relation=REL[adj]),
                     lambda zz: event(q, zz, T), eps, delta)
 
             dw, dc, dz = measure(dp_cal, a.runs)
-            pw, pc, pk = measure(lambda: rdpdyn.calibrate(cfg, eps, delta, for_="noise_multiplier",
-                                                          analysis="composition-pld", overrides=OVR[adj]), a.runs)
-            bw, bc, bk = measure(lambda: rdpdyn.calibrate(cfg, eps, delta, for_="noise_multiplier",
-                                                          overrides=OVR[adj]), a.runs)
-            cross = dp_eps(q, pk.noise_multiplier, T, delta, adj)
-            if adj == "add-remove":
-                rw, rc, rz = measure(lambda: rdpdyn.dpsgd_noise_multiplier(q, T, eps, delta), a.runs)
-                r_cols = f"{rz:.6g} | {fmt_s(rw, rc)}"
-            else:
-                r_cols = "n/a | "
+            pw, pc, pz = measure(lambda: rdpdyn.dpsgd_noise_multiplier(q, T, eps, delta, adjacency=adj), a.runs)
+            cross = dp_eps(q, pz, T, delta, adj)
             setting = f"{name} ({q:g}, {T:g}, {eps:g}, {delta:g})"
-            print(f"| {setting} | {adj} | {dz:.6g} | {fmt_s(dw, dc)} | {pk.noise_multiplier:.6g} | {fmt_s(pw, pc)} | "
-                  f"{dw / pw:.1f}x | {cross:.6g} | {bk.noise_multiplier:.6g} ({bk.tightest}) | {fmt_s(bw, bc)} | "
-                  f"{r_cols} |", flush=True)
+            print(f"| {setting} | {adj} | {dz:.6g} | {fmt_s(dw, dc)} | {pz:.6g} | {fmt_s(pw, pc)} | "
+                  f"{dw / pw:.1f}x | {cross:.6g} |", flush=True)
             if dw / pw < 10:
-                flags.append(f"{setting} {adj}: calibrate(composition-pld) only {dw / pw:.1f}x faster")
+                flags.append(f"{setting} {adj}: dpsgd_noise_multiplier only {dw / pw:.1f}x faster")
 
     print(f"\nload average after: {os.getloadavg()}")
     print("flags:" if flags else "flags: none")

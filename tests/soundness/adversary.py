@@ -541,7 +541,15 @@ def unit(args):
             return rec
         eps0 = fl["eps0"]
     rec["t_floor"] = time.time() - t0
-    text = config_text(world, m, eps0)
+    summary = None if fl is None else {
+        "eps": fl["eps"][0], "delta": fl["delta"][0], "eps0": eps0, "R": [r[0] for r in fl["R"]],
+        "instances": fl["instances"], "candidates": fl["candidates"]}
+    return compare_and_check(rec, rdpdyn, config_text(world, m, eps0), timeout, keep, fl, summary)
+
+
+def compare_and_check(rec, rdpdyn, text, timeout, keep, fl, summary):
+    """Runs compare on the configuration and records every check of an entry that bounds the run
+    (and of best) against the floors fl; without floors (fl None), which entries went unchecked."""
     rec["config"] = text
     t0 = time.time()
     out, err = run_compare(rdpdyn, text, timeout, keep)
@@ -549,9 +557,7 @@ def unit(args):
     if err:
         rec["error"] = err
         return rec
-    rec["floors"] = None if fl is None else {
-        "eps": fl["eps"][0], "delta": fl["delta"][0], "eps0": eps0, "R": [r[0] for r in fl["R"]],
-        "instances": fl["instances"], "candidates": fl["candidates"]}
+    rec["floors"] = summary
     for a in out["analyses"]:
         if not a["applies"] or a["status"] not in BOUNDING:
             continue
@@ -600,25 +606,10 @@ def hidden_unit(args):
     fl = {"eps": (f["eps"][0], _Label(f["eps"][1]), 1e-3 * (1 + f["eps"][0])),
           "delta": (f["delta"][0], _Label(f["delta"][1]), 1e-3 * f["delta"][0]),
           "eps0": f["eps0"], "R": [(r, _Label(lab), 1e-3 * r) for r, lab in f["R"]], "R_released": None}
-    text = hs.config_text(world, m, f["eps0"], ORDERS, DELTA)
-    rec["config"] = text
-    t0 = time.time()
-    out, err = run_compare(rdpdyn, text, timeout, keep)
-    rec["t_compare"] = time.time() - t0
-    if err:
-        rec["error"] = err
-        return rec
-    rec["floors"] = {"eps": fl["eps"][0], "delta": fl["delta"][0], "eps0": fl["eps0"],
-                     "R": [r[0] for r in fl["R"]], "instances": f["instances"], "candidates": f["instances"]}
-    for a in out["analyses"]:
-        if a["applies"] and a["status"] in BOUNDING:
-            for metric, value, (floor, inst, e) in checks_of(a["name"], a, fl):
-                rec["checks"].append((a["name"], metric, value, floor, e, inst.describe()))
-    best = out.get("best") or {}
-    if best.get("name"):
-        for metric, value, (floor, inst, e) in checks_of("best", best, fl):
-            rec["checks"].append(("best", metric, value, floor, e, inst.describe()))
-    return rec
+    summary = {"eps": fl["eps"][0], "delta": fl["delta"][0], "eps0": fl["eps0"], "R": [r[0] for r in fl["R"]],
+               "instances": f["instances"], "candidates": f["instances"]}
+    return compare_and_check(rec, rdpdyn, hs.config_text(world, m, f["eps0"], ORDERS, DELTA), timeout, keep, fl,
+                             summary)
 
 
 # ---------------------------------------------------------------------------------------------
