@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "numerics/format_number.hpp"
 
@@ -201,11 +202,6 @@ LossDistribution discretise(const DominatingPair& pair, const Discretisation& d,
     }
     delta[k] = pair.hockey_stick(static_cast<double>(i) * h);
   }
-  if (memo != nullptr) {
-    memo->h = h;
-    memo->first = first - 1;
-    memo->delta = delta;
-  }
   const double decay = std::exp(-h);
   const double gap = -std::expm1(-h);  // 1 - e^{-h}
   // tails T_j for j = first .. last + 1 (index k = j - first), rounded up
@@ -222,6 +218,11 @@ LossDistribution discretise(const DominatingPair& pair, const Discretisation& d,
     excess = std::max(excess, (2.0 * (prev.error + here.error)) / gap + err + 16.0 * u);
   }
   for (std::size_t k = n; k-- > 0;) tail[k] = std::max(tail[k], tail[k + 1]);  // nonincreasing
+  if (memo != nullptr) {  // the profile is not read below: the memo takes it
+    memo->h = h;
+    memo->first = first - 1;
+    memo->delta = std::move(delta);
+  }
   LossDistribution p;
   p.h = h;
   p.offset = first;
