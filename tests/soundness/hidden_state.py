@@ -35,9 +35,16 @@ bound on its rounding (1e-13 relative per term, as mixture_exact.py assumes and 
 ends, less and plus the slack p (the projection's coupling above, or the mass of Poisson batch
 sizes left out), which can only lower the hockey-stick and Renyi values (for alpha > 1 the
 summand P^alpha Q^(1-alpha) increases in P and decreases in Q). eps(delta) is the largest eps at
-which that delta floor exceeds delta, found by bisection: the exact eps is above it. Bins of a
-twentieth of the smallest standard deviation make the floors within about 1e-3 of the exact
-values (how tight they are; their validity does not depend on it).
+which that delta floor exceeds delta, found by bisection: the exact eps is above it.
+
+How tight they are (their validity does not depend on it): bins of a twentieth of the smallest
+standard deviation lose little where the bins reach, but the bins end where the laws have no mass
+to speak of, the 1e-300 underflow term caps eps near 690 nats, and the projected worlds' slack of
+1e-15 in every bin of Q caps their eps near 31 nats and their Renyi tails. Where the true values
+exceed those caps (multipliers 0.05 and below, high orders), the floors can be far below them, and
+the coverage table's ratios overstate the margins there. The Renyi floors use bins reaching
+(alpha - 1) times the laws' spread further out (up to 60 standard deviations), where the order-alpha
+integrand lives.
 """
 import itertools
 import math
@@ -65,9 +72,14 @@ class Mixture:
     var: np.ndarray
 
 
-def _bins(mixtures):
-    lo = min(float((m.mu - 10 * np.sqrt(m.var)).min()) for m in mixtures)
-    hi = max(float((m.mu + 10 * np.sqrt(m.var)).max()) for m in mixtures)
+def _bins(mixtures, reach=0.0):
+    """Edges from 10 standard deviations below the lowest mean to 10 above the highest, widened on
+    both sides by `reach` times the means' spread (at most 60 standard deviations)."""
+    sd_max = max(float(np.sqrt(m.var).max()) for m in mixtures)
+    spread = max(float(m.mu.max()) for m in mixtures) - min(float(m.mu.min()) for m in mixtures)
+    extra = min(reach * spread, 60 * sd_max)
+    lo = min(float((m.mu - 10 * np.sqrt(m.var)).min()) for m in mixtures) - extra
+    hi = max(float((m.mu + 10 * np.sqrt(m.var)).max()) for m in mixtures) + extra
     width = min(float(np.sqrt(m.var).min()) for m in mixtures) / 20
     count = int(min(max((hi - lo) / width, 1000), MAX_BINS))
     edges = np.linspace(lo, hi, count + 1)
@@ -138,12 +150,15 @@ class BinnedPair:
 
 
 def floors(p, q, slack, delta, eps0, orders, binned=None):
-    """Floors over both directions: eps(delta), delta(eps0), R at the orders."""
+    """Floors over both directions: eps(delta), delta(eps0), R at the orders (on bins reaching
+    further out, where the order-alpha integrand lives; each binning is a valid floor)."""
     a = BinnedPair(p, q, slack) if binned is None else binned
     b = a.reversed()
+    wide = BinnedPair(p, q, slack, _bins([p, q], reach=max(orders) - 1.0))
+    wide_r = wide.reversed()
     return {"eps": max(a.epsilon(delta), b.epsilon(delta)),
             "delta": max(a.delta(eps0), b.delta(eps0)),
-            "R": [max(a.renyi(al), b.renyi(al)) for al in orders]}
+            "R": [max(a.renyi(al), b.renyi(al), wide.renyi(al), wide_r.renyi(al)) for al in orders]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,6 +279,8 @@ def mean_coefficients(world, m):
             state = _affine_steps(state, opts)
         return state, 1 - (1 - cut_step) ** T
     N = world.n // world.b
+    if T % N:
+        raise ValueError(f"{T} steps are not whole epochs of {N} batches: the laws here are for whole epochs")
     E = T // N
     epoch_var = s2 * sum(a ** (2 * i) for i in range(N))
 
@@ -314,6 +331,9 @@ def escape_diameter(world, m):
     variance <= the largest variance, over every step (a union bound over the T steps)."""
     xmax = world.k * max(max(abs(x), abs(xp)) for x, xp in world.x_pairs)
     a = 1 - world.eta * world.lam
+    if world.lam > 0 and (world.sampling == "poisson" or not 0 <= a < 1):
+        # the drift and variance bounds below take one contraction a in [0, 1) at every step
+        raise ValueError(f"escape bound: needs a fixed contraction in [0, 1) (a = {a:g}, {world.sampling})")
     b = world.batch
     s2 = (world.eta * m / b) ** 2
     if world.lam > 0:
