@@ -35,7 +35,8 @@ std::vector<double> final_row(const std::string& example, const std::string& eng
 
 }  // namespace
 
-TEST_CASE("The reference engine agrees with the characteristics engine's closed forms, from above", "[reference][slow]") {
+TEST_CASE("The reference engine agrees with the characteristics engine's closed forms, from above",
+          "[reference][slow]") {
   // constant and Gaussian-convolution LSI (from a point mass: the singular start), strongly convex
   // recursions with Lipschitz maps, a schedule in t, a varying S_v(t), phases, tabulated initial data
   for (const char* example : {"figure1_lambda1.toml", "figure2_tight.toml", "fd_convergence.toml",
