@@ -45,20 +45,23 @@ DominatingDiscreteLaw discounted_bernoulli_sum_upper(double q, double c, std::in
   double beyond = 0.0;
   w[0] = 1.0;
   std::size_t top = 0;  // highest index with mass
+  std::vector<double> previous;
   for (std::int64_t j = 0; j < J; ++j) {
     const double term = std::pow(c, static_cast<double>(j)) * (1.0 + 16.0 * u);
     const double steps = std::ceil(term / h);
     const std::size_t a =
         steps >= static_cast<double>(points) ? points : std::max<std::size_t>(1, static_cast<std::size_t>(steps));
-    for (std::size_t i = top + 1; i-- > 0;) {
-      const double moved = q * w[i];
-      if (i + a < points)
-        w[i + a] += moved;
-      else
-        beyond += moved;
-      w[i] *= 1.0 - q;
-    }
-    top = std::min(points - 1, top + a);
+    // w'[j] = (1 - q) w[j] + q w[j - a]; mass moved past the grid goes to `beyond` (summed from the
+    // top down). Two passes over a copy, so the inner loop vectorises: the same operations on the
+    // same values as one descending pass in place.
+    const std::size_t split = points > a ? points - a : 0;  // i < split: i + a stays on the grid
+    for (std::size_t i = top + 1; i-- > split;) beyond += q * w[i];
+    const std::size_t reach = std::min(points - 1, top + a);
+    previous.assign(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(top + 1));
+    const double keep = 1.0 - q;
+    for (std::size_t j = 0; j <= top; ++j) w[j] = previous[j] * keep;
+    for (std::size_t j = a; j <= reach; ++j) w[j] += q * previous[j - a];
+    top = reach;
   }
   if (J < terms) {  // the remaining terms: at most c^J (1 - c^(terms - J)) / (1 - c) <= h, one index up
     beyond += w[points - 1];

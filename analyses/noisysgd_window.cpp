@@ -10,6 +10,7 @@
 
 #include "accounting/pld/gaussian_mixture_pair.hpp"
 #include "accounting/pld/poisson_replace_pair.hpp"
+#include "accounting/pld/profile_cached_pair.hpp"
 #include "accounting/pld/revealed_mixture_pair.hpp"
 #include "accounting/pld/shared_component_pair.hpp"
 #include "accounting/pld/worse_of_pairs.hpp"
@@ -70,8 +71,8 @@ double law_terms_estimate(double one_minus_c, std::int64_t terms, std::size_t po
   return std::min(static_cast<double>(terms), j);
 }
 
-std::shared_ptr<const pld::DominatingPair> step_pair(const WindowSetting& s, double mu) {
-  return pld::sizes_revealed_step_pair(s.size_bins, mu);
+std::shared_ptr<const pld::DominatingPair> step_pair(const WindowSetting& s, double mu, StepPairCache* cache) {
+  return cache != nullptr ? cache->at(s, mu) : pld::sizes_revealed_step_pair(s.size_bins, mu);
 }
 
 /// log of a Chernoff bound on P(Bin(n, q) <= a) (a < n q) or P(Bin(n, q) >= a) (a > n q): -n KL(a/n || q),
@@ -140,17 +141,25 @@ double proxy_epsilon(const ProxyTable& t, std::int64_t steps, std::int64_t windo
 
 }  // namespace
 
-pld::Direction window_bound_pairs(const WindowSetting& s, WindowChoice choice, std::size_t law_points) {
+std::shared_ptr<const pld::DominatingPair> StepPairCache::at(const WindowSetting& s, double mu) {
+  std::lock_guard lock(mutex_);
+  auto& pair = pairs_[mu];
+  if (!pair) pair = std::make_shared<pld::ProfileCachedPair>(pld::sizes_revealed_step_pair(s.size_bins, mu));
+  return pair;
+}
+
+pld::Direction window_bound_pairs(const WindowSetting& s, WindowChoice choice, std::size_t law_points,
+                                  StepPairCache* cache) {
   pld::Direction d;
   const std::int64_t T = s.steps, K = std::clamp<std::int64_t>(choice.window, 1, s.steps);
   if (K >= T) {
-    d.push_back({step_pair(s, s.m), T});
+    d.push_back({step_pair(s, s.m, cache), T});
     return d;
   }
   if (!(choice.rho > 0.0 && choice.rho < 1.0))
     throw std::invalid_argument("noisysgd-window: rho = " + format_number(choice.rho) + " must lie in (0, 1)");
-  if (K > 1) d.push_back({step_pair(s, s.m), K - 1});
-  d.push_back({step_pair(s, up(s.m / std::sqrt(1.0 - choice.rho), 8.0 * u)), 1});
+  if (K > 1) d.push_back({step_pair(s, s.m, cache), K - 1});
+  d.push_back({step_pair(s, up(s.m / std::sqrt(1.0 - choice.rho), 8.0 * u), cache), 1});
   const double c = contraction_from(s.one_minus_c);
   const double cK = up(std::exp(static_cast<double>(K) * std::log1p(-s.one_minus_c)),
                        64.0 * u * (1.0 + static_cast<double>(K) * s.one_minus_c));
@@ -163,7 +172,7 @@ pld::Direction window_bound_pairs(const WindowSetting& s, WindowChoice choice, s
   return d;
 }
 
-WindowChoice choose_window(const WindowSetting& s, double delta) {
+WindowChoice choose_window(const WindowSetting& s, double delta, StepPairCache* cache) {
   // Stage 1: an RDP proxy over K on a geometric grid from T down to 1 and rho on a grid.
   struct Candidate {
     double eps;
@@ -229,7 +238,7 @@ WindowChoice choose_window(const WindowSetting& s, double delta) {
   for (const WindowChoice& w : finalists) {
     double eps = kInf;
     try {
-      eps = pld::PldAccountant({window_bound_pairs(s, w, 1024)}, coarse).epsilon(delta).upper;
+      eps = pld::PldAccountant({window_bound_pairs(s, w, 1024, cache)}, coarse).epsilon(delta).upper;
     } catch (const std::length_error&) {}
     if (eps < best_eps) {
       best_eps = eps;
@@ -327,15 +336,16 @@ AnalysisResult noisysgd_window(const RunSpec& spec, const TrainingRun& run) {
   struct State {
     WindowSetting setting;
     pld::AccountantOptions options;
+    StepPairCache step_pairs;
     std::mutex mutex;
     std::map<double, std::pair<WindowChoice, std::shared_ptr<pld::PldAccountant>>> by_delta;
     std::pair<WindowChoice, std::shared_ptr<pld::PldAccountant>> at(double delta) {
       std::lock_guard lock(mutex);
       auto it = by_delta.find(delta);
       if (it != by_delta.end()) return it->second;
-      const WindowChoice c = choose_window(setting, delta);
-      auto acc =
-          std::make_shared<pld::PldAccountant>(std::vector<pld::Direction>{window_bound_pairs(setting, c)}, options);
+      const WindowChoice c = choose_window(setting, delta, &step_pairs);
+      auto acc = std::make_shared<pld::PldAccountant>(
+          std::vector<pld::Direction>{window_bound_pairs(setting, c, 8192, &step_pairs)}, options);
       return by_delta.emplace(delta, std::make_pair(c, acc)).first->second;
     }
   };

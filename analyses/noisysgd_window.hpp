@@ -19,6 +19,9 @@
 // grid among a few finalists; every (K, rho) gives a valid bound, and K = T is the composition of
 // the steps' pairs.
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <variant>
@@ -48,12 +51,25 @@ struct WindowChoice {
   double rho = 0.5;
 };
 
-/// The composition the bound evaluates for `choice` (law_points: the grid of Y's dominating law).
-pld::Direction window_bound_pairs(const WindowSetting& s, WindowChoice choice, std::size_t law_points = 8192);
+/// The step pairs of one setting by their mu, each profile evaluated once however many candidates
+/// and accountants compose it (pld::ProfileCachedPair).
+class StepPairCache {
+ public:
+  std::shared_ptr<const pld::DominatingPair> at(const WindowSetting& s, double mu);
+
+ private:
+  std::mutex mutex_;
+  std::map<double, std::shared_ptr<const pld::DominatingPair>> pairs_;
+};
+
+/// The composition the bound evaluates for `choice` (law_points: the grid of Y's dominating law);
+/// `cache` (optional, for one setting only) shares the step pairs with other calls.
+pld::Direction window_bound_pairs(const WindowSetting& s, WindowChoice choice, std::size_t law_points = 8192,
+                                  StepPairCache* cache = nullptr);
 
 /// (K, rho) for epsilon at delta: ranked by an RDP proxy, the finalists compared by the PLD on a coarse
 /// grid (the choice only; the bound is the PLD's at the accountant's own grid).
-WindowChoice choose_window(const WindowSetting& s, double delta);
+WindowChoice choose_window(const WindowSetting& s, double delta, StepPairCache* cache = nullptr);
 
 /// The Poisson setting: batch-size interval with T (P(K < k_lo) + P(K > k_hi)) <= failure_budget,
 /// by Chernoff bounds on Binomial(n, q). A reason when no contraction holds over it.

@@ -1,8 +1,8 @@
 // Every example in a blink (issue 35): `compare` and `solve` of every file of examples/, in process
 // (Google Benchmark), as the command and the Python module run them after reading the file.
 //   build/rdpdyn_bench_examples                       (the README's table: CPU time per call)
-//   build/rdpdyn_bench_examples --budget 1.0          (the slow-tier test: exit 1 when a call takes
-//                                                      more than 1 s of CPU, naming it)
+//   build/rdpdyn_bench_examples --budget 1.0          (the slow-tier test: exit 1 when the least of
+//                                                      three calls takes more than 1 s of CPU, naming it)
 // A file a command refuses (a sweep file, an accounting-only run given to `solve`) is not a case.
 // The time is the process's CPU time per call (both threads of an add/remove PLD count), the
 // configuration read once outside the loop; the command line adds its start (about 0.06 s).
@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,9 @@ void register_cases() {
   }
 }
 
-/// --budget SECONDS: one call of each case, exit 1 if any took more CPU time than that.
+/// --budget SECONDS: three calls of each case, exit 1 if the least CPU time of any case is above
+/// it. The least of three: a machine's load only ever adds time, and the first call also pays
+/// one-time set-up (tables, FFT plans) that a user's second call does not.
 class BudgetReporter : public benchmark::ConsoleReporter {
  public:
   explicit BudgetReporter(double budget) : budget_(budget) {}
@@ -87,22 +90,31 @@ class BudgetReporter : public benchmark::ConsoleReporter {
     for (const Run& r : runs) {
       if (r.error_occurred) {
         std::fprintf(stderr, "failed: %s: %s\n", r.benchmark_name().c_str(), r.error_message.c_str());
-        over_ = true;
+        failed_ = true;
         continue;
       }
+      if (r.run_type != Run::RT_Iteration) continue;
       const double seconds = r.GetAdjustedCPUTime() / 1e3;  // the unit is ms
-      if (seconds > budget_) {
-        std::fprintf(stderr, "over budget: %s took %.3f s of CPU (budget %.3f s)\n", r.benchmark_name().c_str(),
-                     seconds, budget_);
-        over_ = true;
-      }
+      auto [it, fresh] = least_.emplace(r.run_name.str(), seconds);
+      if (!fresh) it->second = std::min(it->second, seconds);
     }
   }
-  bool over() const { return over_; }
+  /// Names every case over budget on stderr.
+  bool over() const {
+    bool over = failed_;
+    for (const auto& [name, seconds] : least_) {
+      if (seconds <= budget_) continue;
+      std::fprintf(stderr, "over budget: %s took at least %.3f s of CPU in three calls (budget %.3f s)\n", name.c_str(),
+                   seconds, budget_);
+      over = true;
+    }
+    return over;
+  }
 
  private:
   double budget_;
-  bool over_ = false;
+  bool failed_ = false;
+  std::map<std::string, double> least_;
 };
 
 }  // namespace
@@ -117,8 +129,12 @@ int main(int argc, char** argv) {
     }
     args.push_back(argv[i]);
   }
-  std::string once = "--benchmark_min_time=0";  // the budget check: one iteration of each case
-  if (budget > 0.0) args.push_back(once.data());
+  // the budget check: one iteration per repetition, three repetitions
+  std::string once = "--benchmark_min_time=0", thrice = "--benchmark_repetitions=3";
+  if (budget > 0.0) {
+    args.push_back(once.data());
+    args.push_back(thrice.data());
+  }
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());
   register_cases();

@@ -80,7 +80,7 @@ double GaussianMixturePair::forward_slope(double x) const {
 }
 
 // A threshold t whose exact forward loss is >= target (above) or <= target (below), near the root.
-double GaussianMixturePair::threshold_for(double target, bool above) const {
+GaussianMixturePair::Threshold GaussianMixturePair::threshold_for(double target, bool above) const {
   // One or two components (a Gaussian, a Poisson-subsampled Gaussian): the root in closed form,
   // x = (log((e^target - w_0) / w_1) + m^2/2) / m; then only the step away from it below.
   double x = 0.0;
@@ -99,18 +99,21 @@ double GaussianMixturePair::threshold_for(double target, bool above) const {
   if (!closed) x = newton_root(target);
   // Step away from the root until the loss, with its error, is on the requested side; the first
   // step is what the loss's error bound needs at the slope L'(x) (the softmax mean of the means).
+  auto on_side = [&](const Approx& l) { return above ? l.value - l.error >= target : l.value + l.error <= target; };
+  Approx l = forward_loss(x);
+  if (on_side(l)) return {x, l};
   double step = 4.0 * u * std::max(1.0, std::fabs(x));
   if (std::isfinite(x)) {
     const double slope = forward_slope(x);
-    if (slope > 0.0) step = std::max(step, 2.0 * forward_loss(x).error / slope);
+    if (slope > 0.0) step = std::max(step, 2.0 * l.error / slope);
   }
-  for (int i = 0; i < 200; ++i) {
-    const Approx l = forward_loss(x);
-    if (above ? l.value - l.error >= target : l.value + l.error <= target) return x;
+  for (int i = 1; i < 200; ++i) {
     x += above ? step : -step;
     step *= 2.0;
+    l = forward_loss(x);
+    if (on_side(l)) return {x, l};
   }
-  return above ? kInf : -kInf;
+  return {above ? kInf : -kInf, l};
 }
 
 // The root of L(x) = target by bracketing and safeguarded Newton (any number of components).
@@ -183,13 +186,12 @@ double GaussianMixturePair::forward_value(double t, double& error, double& p_tai
 }
 
 // delta(-L(t)) of the reverse pair and its error bound.
-double GaussianMixturePair::reverse_value(double t, double& error, double& p_tail) const {
+double GaussianMixturePair::reverse_value(double t, const Approx& l, double& error, double& p_tail) const {
   p_tail = 0.0;
   if (t == -kInf) {
     error = 0.0;
     return 0.0;
   }
-  const Approx l = forward_loss(t);
   p_tail = upper_tail(-t);  // P = N(0, 1) on {x < t}
   double value = 0.0;
   error = 0.0;
@@ -227,17 +229,15 @@ Approx GaussianMixturePair::hockey_stick(double epsilon) const {
       const double v = -std::expm1(epsilon);  // the optimal set is everything
       return {v, 4.0 * u * v};
     }
-    const double t = threshold_for(epsilon, /*above=*/false);
+    const auto [t, l] = threshold_for(epsilon, /*above=*/false);
     if (t == -kInf) return {0.5 * (1.0 - zero_weight_), 0.5 * (1.0 - zero_weight_) + 4.0 * u};  // [0, 1 - w_0]
     value = forward_value(t, error, p_tail);
-    const Approx l = forward_loss(t);
     slack = epsilon - (l.value - l.error);
   } else {
     if (zero_weight_ > 0.0 && epsilon >= -log_zero_weight_) return {0.0, 0.0};
-    const double t = threshold_for(-epsilon, /*above=*/true);  // -L(t) <= epsilon
-    if (t == kInf) return {0.5, 0.5 + 4.0 * u};                // [0, 1]
-    value = reverse_value(t, error, p_tail);
-    const Approx l = forward_loss(t);
+    const auto [t, l] = threshold_for(-epsilon, /*above=*/true);  // -L(t) <= epsilon
+    if (t == kInf) return {0.5, 0.5 + 4.0 * u};                   // [0, 1]
+    value = reverse_value(t, l, error, p_tail);
     slack = epsilon + l.value + l.error;
   }
   const double hi = value + error;

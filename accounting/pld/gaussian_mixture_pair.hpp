@@ -47,12 +47,17 @@ class GaussianMixturePair final : public DominatingPair {
   Approx forward_loss(double x) const;
 
  private:
-  double threshold_for(double target_forward_loss, bool above) const;
+  /// A point x and its forward loss L(x) (the loss is what every caller needs next).
+  struct Threshold {
+    double x;
+    Approx loss;
+  };
+  Threshold threshold_for(double target_forward_loss, bool above) const;
   double newton_root(double target_forward_loss) const;
   double forward_slope(double x) const;
   // delta at the exact loss of threshold t, its error bound, and P(L > that loss)
   double forward_value(double t, double& error, double& p_tail) const;
-  double reverse_value(double t, double& error, double& p_tail) const;
+  double reverse_value(double t, const Approx& loss_at_t, double& error, double& p_tail) const;
 
   std::vector<MixtureComponent> components_;
   std::vector<double> log_weights_;  ///< log w_j, once (every evaluation needs them)

@@ -24,16 +24,47 @@ TEST_CASE("GDP: the Mills ratio on both sides of the erfc / continued-fraction s
   struct Ref {
     double x, m;
   };
-  const Ref refs[] = {
-      {-2.0, 18.100247711126152662},    {0.0, 1.2533141373155002512},    {1.0, 0.65567954241879847154},
-      {2.9, 0.31344865828623178174},    {3.1, 0.2961912479915270135},    {3.0, 0.30459029871010329573},
-      {4.0, 0.23665238291356067062},    {5.5, 0.17632298575710270488},   {6.9, 0.14205765169111067932},
-      {7.1, 0.13820281600096622029},    {10.0, 0.099028596471731921395}, {35.0, 0.028548161843509268901},
-      {1000.0, 0.000999999000002999985}};
+  const Ref refs[] = {{-2.0, 18.100247711126152662},
+                      {0.0, 1.2533141373155002512},
+                      {1.0, 0.65567954241879847154},
+                      {2.9, 0.31344865828623178174},
+                      {3.1, 0.2961912479915270135},
+                      {3.0, 0.30459029871010329573},
+                      {4.0, 0.23665238291356067062},
+                      {5.5, 0.17632298575710270488},
+                      {6.9, 0.14205765169111067932},
+                      {7.1, 0.13820281600096622029},
+                      {10.0, 0.099028596471731921395},
+                      {35.0, 0.028548161843509268901},
+                      {1000.0, 0.000999999000002999985},
+                      // the Taylor table's midpoints and its end (mpmath 30 digits, 2026-12-08)
+                      {3.0078125, 0.3039180319276788981378},
+                      {7.8753, 0.1250237485451013549008},
+                      {11.9921875, 0.08281948108497679261535},
+                      {11.999, 0.08277309161916920195872},
+                      {12.0, 0.08276628650136917725227}};
   for (const auto& r : refs) {
     INFO("x = " << r.x);
     CHECK(rel(normal_mills_ratio(r.x), r.m) < 4e-15);
   }
+}
+
+TEST_CASE("Mills ratio: the Taylor table on [3, 12) within 1.2 u of a long double continued fraction",
+          "[gdp][accounting]") {
+  // 700 terms of Laplace's fraction in long double are converged to the long double at x >= 3
+  // (the same value as 4000 terms); the table claims 1.0 u (accounting/gaussian_dp.cpp).
+  auto fraction = [](long double x) {
+    long double t = x;
+    for (int k = 700; k >= 1; --k) t = x + k / t;
+    return 1.0L / t;
+  };
+  double worst = 0.0;
+  for (int i = 0; i < 100000; ++i) {
+    const double x = 3.0 + 9.0 * i / 100000.0 + 1e-9 * (i % 7);
+    const long double truth = fraction(x);
+    worst = std::max(worst, static_cast<double>(fabsl((normal_mills_ratio(x) - truth) / truth)));
+  }
+  CHECK(worst <= 1.2 * 0x1p-53);
 }
 
 TEST_CASE("GDP: delta(epsilon) of DRS Cor 2.13 against mpmath, also where it cancels or underflows",
