@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "numerics/numerical_failure.hpp"
 #include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
@@ -197,19 +198,19 @@ double log_moment_two_series(double q, double sigma, double alpha) {
       }
     }
     if (k + 1 == kMaxTerms)
-      throw std::runtime_error("sampled_gaussian: two-series expansion did not converge for q = " + text(q) +
+      throw NumericalFailure("sampled_gaussian: two-series expansion did not converge for q = " + text(q) +
                                ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
   }
   double log_excess;
   if (euler) {
     if (!(partial > 0.0))
-      throw std::runtime_error("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " + text(q) +
+      throw NumericalFailure("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " + text(q) +
                                ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
     log_excess = ref_log + std::log(partial);
   } else {
     const double P = pos.log(), N = neg.log();
     if (!(P > N))
-      throw std::runtime_error("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " + text(q) +
+      throw NumericalFailure("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " + text(q) +
                                ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
     log_excess = P + std::log1p(-std::exp(N - P));
   }
@@ -238,7 +239,7 @@ double sampled_gaussian_log_moment(double q, double sigma, double alpha, SgmExpa
   // Both expansions sum about alpha terms: an order of 4.6e18 in a configuration never finished
   // (found by tests/cli/mutate_configs.py). Such orders are of no use for (epsilon, delta).
   if (alpha > kMaxSeriesOrder)
-    throw std::runtime_error("sampled Gaussian: order alpha = " + text(alpha) + " above " + text(kMaxSeriesOrder) +
+    throw NumericalFailure("sampled Gaussian: order alpha = " + text(alpha) + " above " + text(kMaxSeriesOrder) +
                              ": its expansions need about alpha terms");
   const bool binomial =
       expansion == SgmExpansion::Binomial || (expansion == SgmExpansion::Automatic && is_integer(alpha));

@@ -11,6 +11,7 @@
 #include "analyses/composition.hpp"
 #include "models/noise_units.hpp"
 #include "accounting/sampled_gaussian.hpp"
+#include "numerics/numerical_failure.hpp"
 #include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
@@ -51,7 +52,7 @@ SplitBound split_bound(const Setting& st, double alpha, const std::function<doub
     double Q;
     try {
       Q = sampled_gaussian_rdp_upper(q, st.batch * s2 / st.shift, alpha);
-    } catch (const std::runtime_error&) {
+    } catch (const NumericalFailure&) {
       return Eval{kInf, 1.0};  // a split whose S_alpha cannot be evaluated is simply not a candidate
     }
     const double A = alpha * st.diameter * st.diameter / (2.0 * st.eta * st.eta * s1 * s1);
@@ -401,7 +402,7 @@ AnalysisResult altschuler_talwar_b2(const TrainingRun& run) {
   r.amplified_by_sampling = st.batch < st.n;
   try {
     for (double alpha : run.orders) r.R.push_back(at::bound_b2(st, alpha).value);
-  } catch (const std::runtime_error& e) {
+  } catch (const NumericalFailure& e) {
     return refused(name, citation, std::string("numerical evaluation failed: ") + e.what());
   }
   return r;
@@ -426,7 +427,7 @@ AnalysisResult altschuler_talwar_b3(const TrainingRun& run) {
   r.amplified_by_sampling = st.batch < st.n;
   try {
     for (double alpha : run.orders) r.R.push_back(at::bound_b3(st, alpha, c).value);
-  } catch (const std::runtime_error& e) {
+  } catch (const NumericalFailure& e) {
     return refused(name, citation, std::string("numerical evaluation failed: ") + e.what());
   }
   return r;

@@ -9,6 +9,7 @@
 
 #include "accounting/sampled_gaussian.hpp"
 #include "models/noise_units.hpp"
+#include "numerics/numerical_failure.hpp"
 #include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
@@ -319,7 +320,7 @@ AnalysisResult sgm_of_plan(const TrainingRun& run, const std::variant<Compositio
           total += static_cast<double>(s.steps) * sampled_gaussian_rdp_upper(q_of(s), s.z, alpha);
       r.R.push_back(total);
     }
-  } catch (const std::runtime_error& e) {
+  } catch (const NumericalFailure& e) {
     return refused(name, citation, std::string("numerical evaluation failed: ") + e.what());
   }
   return r;

@@ -15,6 +15,7 @@
 #include "accounting/sampled_gaussian.hpp"
 #include "analyses/composition.hpp"
 #include "numerics/format_number.hpp"
+#include "numerics/numerical_failure.hpp"
 #include "numerics/outward_rounding.hpp"
 
 namespace rdpdyn {
@@ -197,7 +198,7 @@ AnalysisResult composition_pld(const RunSpec& spec, const TrainingRun& run) {
       }
       r.R.push_back(total);
     }
-  } catch (const std::runtime_error& e) {  // an order beyond the expansions' reach (alpha > 1e6)
+  } catch (const NumericalFailure& e) {  // an order beyond the expansions' reach (alpha > 1e6)
     return refused(std::string("numerical evaluation failed: ") + e.what());
   }
   r.reason = std::string(per_step ? "per-step batches of b of n, q = b/n = " : "Poisson, q = ") + format_number(q) +

@@ -10,6 +10,7 @@
 #include "accounting/sampled_gaussian.hpp"
 #include "analyses/composition.hpp"
 #include "numerics/format_number.hpp"
+#include "numerics/numerical_failure.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -54,7 +55,7 @@ Mixture binomial_mixture(std::int64_t steps, double q, double z) {
     out.components.push_back({w, static_cast<double>(J) * m});
     kept += w;
   }
-  if (out.components.empty()) throw std::runtime_error("binomial mixture has no mass");
+  if (out.components.empty()) throw NumericalFailure("binomial mixture has no mass");
   for (auto& x : out.components) x.weight /= kept;
   const double n = static_cast<double>(out.components.size());
   out.relative_error = 64.0 * 0x1p-64 * (static_cast<double>(lg) + 4.0 * T) + (n + 8.0) * 0x1p-53 + 1e-300;
@@ -185,7 +186,7 @@ AnalysisResult steinke_last_iterate(const RunSpec& spec, const TrainingRun& run)
     for (double alpha : run.orders)
       r.R.push_back(steps > 0 && !std::isinf(z) ? static_cast<double>(steps) * sampled_gaussian_rdp_upper(q, z, alpha)
                                                 : 0.0);
-  } catch (const std::runtime_error& e) {  // an order beyond the expansions' reach (alpha > 1e6)
+  } catch (const NumericalFailure& e) {  // an order beyond the expansions' reach (alpha > 1e6)
     return refuse(std::string("numerical evaluation failed: ") + e.what());
   }
   if (steps == 0 || std::isinf(z)) return r;

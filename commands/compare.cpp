@@ -14,6 +14,7 @@
 #include "models/privacy_model.hpp"
 #include "models/quadratic_exact.hpp"
 #include "numerics/format_number.hpp"
+#include "numerics/numerical_failure.hpp"
 
 namespace rdpdyn {
 namespace {
@@ -42,7 +43,7 @@ RdpAtOrders rdp_at_any_order(const Analysis& analysis, const AnalysisResult& res
     try {
       AnalysisResult r = analysis.assess(input, orders);
       if (r.applies && r.R.size() == orders.size()) return r.R;
-    } catch (const std::runtime_error&) {  // e.g. a series that does not converge at that order (a bug propagates)
+    } catch (const NumericalFailure&) {  // e.g. a series that does not converge at that order (a bug propagates)
     }
     return std::vector<double>(orders.size(), kNaN);
   };

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "dynamics/initial_curve.hpp"
+#include "numerics/numerical_failure.hpp"
 #include "numerics/spec_error.hpp"
 
 namespace rdpdyn {
@@ -113,7 +114,7 @@ void check_constant_lsi(const std::string& key, const std::string& value, const 
 SpectrumEnclosure enclose_symmetric_spectrum(const Eigen::MatrixXd& S) {
   const Eigen::Index d = S.rows();
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(S);
-  if (eig.info() != Eigen::Success) throw std::runtime_error("eigensolver did not converge on the Hessian");
+  if (eig.info() != Eigen::Success) throw NumericalFailure("eigensolver did not converge on the Hessian");
   // Rounding of the residual's evaluation: S x - mu x costs gamma_{d+2} (|S| |x| + |mu| |x|)
   // componentwise, so at most gamma_{d+2} (|S|_F + |mu|) |x| in norm; the two norms and the
   // division add a relative gamma_{2d+3}. 4 (d + 3) u covers both with a factor 2 to spare

@@ -12,6 +12,7 @@
 
 #include "dynamics/pdi.hpp"
 #include "dynamics/rdp_interpolation.hpp"
+#include "numerics/numerical_failure.hpp"
 #include "solver/lsi_evaluation.hpp"
 
 namespace rdpdyn {
@@ -229,7 +230,7 @@ CertifiedValue Certifier::shoot(std::int64_t steps, double order, const OptimalG
     if (!found) aim += 2.0 * (y_target - above.y) + above.y_error + margin;
   }
   if (!found)
-    throw std::runtime_error("certification could not land a characteristic at or above alpha = " +
+    throw NumericalFailure("certification could not land a characteristic at or above alpha = " +
                              std::to_string(order));
   const double gap = std::max(above.y - y_target, 0.0) + above.y_error + margin;
   aim = y_target - gap;

@@ -49,7 +49,7 @@ TEST_CASE("GDP: the Mills ratio on both sides of the erfc / continued-fraction s
   }
 }
 
-TEST_CASE("Mills ratio: the Taylor table on [3, 12) within 1.2 u of a long double continued fraction",
+TEST_CASE("Mills ratio: the Taylor table from 3 to 12 within 1.2 u of a long double continued fraction",
           "[gdp][accounting]") {
   // 700 terms of Laplace's fraction in long double are converged to the long double at x >= 3
   // (the same value as 4000 terms); the table claims 1.0 u (accounting/gaussian_dp.cpp).

@@ -5,7 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "analyses/analysis.hpp"
@@ -13,6 +15,8 @@
 #include "accounting/sampled_gaussian.hpp"
 #include "models/noise_units.hpp"
 #include "models/privacy_model.hpp"
+#include "numerics/numerical_failure.hpp"
+#include "numerics/spec_error.hpp"
 #include "solver/characteristics_engine.hpp"
 
 using namespace rdpdyn;
@@ -285,4 +289,36 @@ TEST_CASE("An accounting-only run: the analyses that need eta, S_g or [lsi] say 
   s.algorithm.sensitivity = 1.0;
   CHECK_THAT(assess(c, "altschuler-talwar-b2").reason,
              Catch::Contains("([lsi] lambda, beta); the run declares no [lsi]"));
+}
+
+// Issue 36: "the numerics failed" is NumericalFailure and nothing else; bad input (SpecError) is
+// not a std::runtime_error, so the analyses' catch sites (composition-sgm, composition-pld,
+// steinke-last-iterate, altschuler-talwar-b1/b2/b3's splits, compare's any-order curve) cannot turn it
+// into a refusal or a NaN. scripts/check_layering.py forbids catching std::runtime_error there.
+static_assert(!std::is_base_of_v<std::runtime_error, SpecError>, "bad input must not pass as a numerical failure");
+static_assert(!std::is_base_of_v<std::invalid_argument, SpecError>, "bad input is not a broken precondition");
+static_assert(std::is_base_of_v<std::runtime_error, NumericalFailure>);
+
+TEST_CASE("A numerical failure refuses its route with the reason; bad input is another type", "[composition][refusal]") {
+  CHECK_THROWS_AS(sampled_gaussian_rdp(0.01, 1.0, 2.5e6 + 0.5), NumericalFailure);
+  RunConfig c = sgd(BatchSampling::Poisson, 10);
+  c.spec.adjacency = Adjacency::AddRemove;
+  c.spec.orders = {2.0, 3e6 + 0.5};  // beyond the sampled Gaussian's expansions (alpha > 1e6)
+  for (const char* name : {"composition-sgm", "composition-pld", "steinke-last-iterate"}) {
+    INFO(name);
+    const AnalysisResult r = assess(c, name);
+    CHECK_FALSE(r.applies);
+    CHECK_THAT(r.reason, Catch::Contains("numerical evaluation failed") && Catch::Contains("3000000.5"));
+  }
+  bool caught_as_numerical = false;
+  try {
+    try {
+      throw SpecError("algorithm.sampling_rate", "2", "must lie in (0, 1]");
+    } catch (const NumericalFailure&) {
+      caught_as_numerical = true;
+    }
+  } catch (const SpecError& e) {
+    CHECK(std::string(e.what()) == "'algorithm.sampling_rate' = 2: must lie in (0, 1]");
+  }
+  CHECK_FALSE(caught_as_numerical);
 }
