@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/size_limits.hpp"
+#include "io/config_text.hpp"
 #include "numerics/format_number.hpp"
 #include "numerics/spec_error.hpp"
 
@@ -110,12 +111,6 @@ std::vector<AccountingPhase> phases_of(const nlohmann::json& e, const std::strin
     return out;
   }
   throw SpecError(where + ".class_name", "\"" + cls + "\"", std::string("is not supported; ") + kSupported);
-}
-
-std::string toml_float(double x) {
-  std::string s = format_number(x);
-  if (s.find_first_of(".eEni") == std::string::npos) s += ".0";
-  return s;
 }
 
 }  // namespace

@@ -2,57 +2,30 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
+#include <iterator>
 
 #include "io/config.hpp"
+#include "io/config_text.hpp"
 #include "numerics/spec_error.hpp"
-#include "numerics/format_number.hpp"
 
 namespace rdpdyn {
-namespace {
 
-/// A double as a TOML float that reads back to the same double: format_number's shortest text,
-/// with ".0" where it would read as an integer ("10" -> "10.0"); inf and nan are TOML words too.
-std::string float_literal(double x) {
-  std::string text = format_number(x);
-  if (text.find_first_of(".eEni") == std::string::npos) text += ".0";
-  return text;
-}
-
-/// A TOML basic string: quotes, backslashes and control characters escaped.
-std::string string_literal(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += escape;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
-
-RunBuilder& RunBuilder::set(const std::string& key, double value) { return set_toml(key, float_literal(value)); }
-RunBuilder& RunBuilder::set(const std::string& key, std::int64_t value) { return set_toml(key, std::to_string(value)); }
-RunBuilder& RunBuilder::set(const std::string& key, bool value) { return set_toml(key, value ? "true" : "false"); }
-RunBuilder& RunBuilder::set(const std::string& key, const std::string& value) {
-  return set_toml(key, string_literal(value));
-}
+RunBuilder& RunBuilder::set(const std::string& key, double value) { return put(key, {value}); }
+RunBuilder& RunBuilder::set(const std::string& key, std::int64_t value) { return put(key, {value}); }
+RunBuilder& RunBuilder::set(const std::string& key, bool value) { return put(key, {value}); }
+RunBuilder& RunBuilder::set(const std::string& key, const std::string& value) { return put(key, {value}); }
 
 RunBuilder& RunBuilder::set(const std::string& key, const std::vector<double>& values) {
-  std::string list = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) list += (i ? ", " : "") + float_literal(values[i]);
-  return set_toml(key, list + "]");
+  ConfigList list;
+  for (const double x : values) list.push_back({x});
+  return put(key, {std::move(list)});
 }
 
 RunBuilder& RunBuilder::set_toml(const std::string& key, const std::string& toml_value) {
+  return put(key, {VerbatimToml{toml_value}});
+}
+
+RunBuilder& RunBuilder::put(const std::string& key, ConfigValue value) {
   // The loader knows no top-level values: every key lives in a table (docs/config.md).
   // Bare TOML keys only, so that the rendered line is KEY = VALUE as written (an array element
   // such as algorithm.schedule[0] is set as the whole array).
@@ -62,29 +35,35 @@ RunBuilder& RunBuilder::set_toml(const std::string& key, const std::string& toml
   });
   if (!bare || dot == std::string::npos || dot == 0 || dot + 1 == key.size() || key.find("..") != std::string::npos ||
       key.back() == '.')
-    throw SpecError(key, toml_value, "must be TABLE.KEY of bare keys, e.g. algorithm.sigma (docs/config.md)");
-  Entry entry{key.substr(0, dot), key.substr(dot + 1), toml_value};
-  const auto same = std::find_if(entries_.begin(), entries_.end(),
-                                 [&](const Entry& e) { return e.table == entry.table && e.key == entry.key; });
-  if (same != entries_.end())
-    same->value = std::move(entry.value);
+    throw SpecError(key, toml_literal(value), "must be TABLE.KEY of bare keys, e.g. algorithm.sigma (docs/config.md)");
+  const std::string table = key.substr(0, dot), inner = key.substr(dot + 1);
+  auto section = std::find_if(document_.begin(), document_.end(), [&](const auto& e) { return e.first == table; });
+  if (section == document_.end()) {
+    document_.emplace_back(table, ConfigValue{ConfigTable{}});
+    section = std::prev(document_.end());
+  }
+  // TABLE.A.B: B in the table A within TABLE (TOML's dotted keys), rendered inline
+  ConfigTable* entries = &std::get<ConfigTable>(section->second.value);
+  std::string rest = inner;
+  for (auto next = rest.find('.'); next != std::string::npos; next = rest.find('.')) {
+    const std::string part = rest.substr(0, next);
+    rest = rest.substr(next + 1);
+    auto it = std::find_if(entries->begin(), entries->end(), [&](const auto& e) { return e.first == part; });
+    if (it == entries->end() || !std::holds_alternative<ConfigTable>(it->second.value)) {
+      if (it == entries->end()) it = entries->emplace(entries->end(), part, ConfigValue{ConfigTable{}});
+      it->second = ConfigValue{ConfigTable{}};
+    }
+    entries = &std::get<ConfigTable>(it->second.value);
+  }
+  const auto same = std::find_if(entries->begin(), entries->end(), [&](const auto& e) { return e.first == rest; });
+  if (same != entries->end())
+    same->second = std::move(value);
   else
-    entries_.push_back(std::move(entry));
+    entries->emplace_back(rest, std::move(value));
   return *this;
 }
 
-std::string RunBuilder::toml() const {
-  std::vector<std::string> tables;
-  for (const auto& e : entries_)
-    if (std::find(tables.begin(), tables.end(), e.table) == tables.end()) tables.push_back(e.table);
-  std::string text;
-  for (const auto& table : tables) {
-    text += (text.empty() ? "[" : "\n[") + table + "]\n";
-    for (const auto& e : entries_)
-      if (e.table == table) text += e.key + " = " + e.value + "\n";
-  }
-  return text;
-}
+std::string RunBuilder::toml() const { return toml_document(document_); }
 
 RunConfig RunBuilder::build(const std::string& source_name) const { return parse_config_text(toml(), source_name); }
 

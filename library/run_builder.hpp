@@ -1,12 +1,13 @@
 #pragma once
 // A run described in code (docs/library.md): the keys of docs/config.md set one by one with typed
-// values, rendered as a TOML document and read by the configuration loader (io/config.hpp), so a run
-// built here passes exactly the checks, defaults and messages of a file, and its RunConfig::text is
-// the configuration that `rdpdyn solve` would take for the same run.
+// values, rendered as a TOML document by io/config_text.hpp and read by the configuration loader
+// (io/config.hpp), so a run built here passes exactly the checks, defaults and messages of a file,
+// and its RunConfig::text is the configuration that `rdpdyn solve` would take for the same run.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "io/config_text.hpp"
 #include "models/run_config.hpp"
 
 namespace rdpdyn {
@@ -32,10 +33,8 @@ class RunBuilder {
   RunConfig build(const std::string& source_name = "<code>") const;
 
  private:
-  struct Entry {
-    std::string table, key, value;  ///< value: a TOML literal
-  };
-  std::vector<Entry> entries_;
+  RunBuilder& put(const std::string& key, ConfigValue value);
+  ConfigTable document_;  ///< one table per first part of a key, in the order first set
 };
 
 }  // namespace rdpdyn

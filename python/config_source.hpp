@@ -2,14 +2,15 @@
 // A configuration handed over from Python (README, "From Python"): a path (os.PathLike, or a str
 // naming a file), TOML text (a str with a newline or an `=`), or a dict of tables; and overrides,
 // the keys of `--set` with Python values. Everything is turned into what the command line has (a
-// file or a text, and KEY=VALUE assignments) so that the configuration reader (io/config.hpp) checks it with the same
-// rules and messages.
+// file or a text, and KEY=VALUE assignments; the text rendered by io/config_text.hpp) so that the
+// configuration reader (io/config.hpp) checks it with the same rules and messages.
 #include <pybind11/pybind11.h>
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "io/config_text.hpp"
 #include "io/sweep_config.hpp"
 #include "models/run_config.hpp"
 
@@ -29,12 +30,9 @@ ConfigSource config_source(const pybind11::handle& config, const pybind11::dict&
 RunConfig run_config(const ConfigSource& source);
 SweepConfiguration sweep_configuration(const ConfigSource& source);
 
-/// A Python value as a TOML value: bool, int (or anything with __index__), float, str, a list or
-/// tuple of them (or a numpy array, through tolist) and dicts as inline tables. Floats are
-/// written in their shortest round-trip form, with ".0" when integral (TOML reads "10" as an integer).
-std::string toml_literal(const pybind11::handle& value, const std::string& key);
-
-/// A dict of tables (and top-level values) as a TOML document, in the dict's order.
-std::string toml_document(const pybind11::dict& tables);
+/// A Python value as a configuration value (io/config_text.hpp renders it): bool, int (or anything
+/// with __index__, within 64 bits), float, str, a list or tuple of them (or a numpy array, through
+/// tolist) and dicts (tables, in the dict's order). SpecError naming `key` for anything else.
+ConfigValue config_value(const pybind11::handle& value, const std::string& key);
 
 }  // namespace rdpdyn::python

@@ -9,6 +9,7 @@
 #include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
 #include "io/config.hpp"
+#include "io/config_text.hpp"
 #include "models/privacy_model.hpp"
 #include "numerics/spec_error.hpp"
 #include "numerics/format_number.hpp"
@@ -20,25 +21,24 @@ namespace {
 /// The dataset size only sets the expected batch size q n, which accounting does not read.
 constexpr double kDatasetSize = 1e6;
 
-std::string number(double x) {
-  std::string s = format_number(x);
-  if (s.find_first_of(".eEni") == std::string::npos) s += ".0";  // a TOML float
-  return s;
-}
-
 /// The accounting-only run of examples/dpsgd_accounting.toml with these values.
 std::string dpsgd_config_text(double q, double z, std::int64_t steps, double delta, const std::vector<double>& orders,
                               DpsgdAdjacency adjacency = DpsgdAdjacency::AddRemove) {
-  std::string values;
-  for (double a : orders) values += (values.empty() ? "" : ", ") + number(a);
-  const std::string domain = adjacency == DpsgdAdjacency::AddRemove
-                                 ? "adjacency = \"add-remove\""
-                                 : "adjacency = \"replace\"\nlipschitz_loss = true";  // clipped gradients, |g| <= C
-  return "[orders]\nvalues = [" + values +
-         "]\n\n[algorithm]\nkind = \"noisy-sgd\"\nsampling = \"poisson\"\n"
-         "sampling_rate = " +
-         number(q) + "\nsteps = " + std::to_string(steps) + "\nnoise_multiplier = " + number(z) +
-         "\nn = " + number(kDatasetSize) + "\n\n[domain]\n" + domain + "\n\n[report]\ndelta = " + number(delta) + "\n";
+  ConfigList values;
+  for (double a : orders) values.push_back({a});
+  ConfigTable domain{{"adjacency", {std::string(adjacency == DpsgdAdjacency::AddRemove ? "add-remove" : "replace")}}};
+  if (adjacency == DpsgdAdjacency::Replace) domain.emplace_back("lipschitz_loss", ConfigValue{true});  // |g| <= C
+  const ConfigTable document{{"orders", {ConfigTable{{"values", {std::move(values)}}}}},
+                             {"algorithm",
+                              {ConfigTable{{"kind", {std::string("noisy-sgd")}},
+                                           {"sampling", {std::string("poisson")}},
+                                           {"sampling_rate", {q}},
+                                           {"steps", {steps}},
+                                           {"noise_multiplier", {z}},
+                                           {"n", {kDatasetSize}}}}},
+                             {"domain", {std::move(domain)}},
+                             {"report", {ConfigTable{{"delta", {delta}}}}}};
+  return toml_document(document);
 }
 
 /// The configuration's checks name its keys; the caller gave arguments.
