@@ -92,6 +92,9 @@ void print_summary(const rdpdyn::RunReport& report) {
   if (const auto it = extra.find("delta_at_epsilon"); it != extra.end())
     std::printf("delta = %s at epsilon = %s\n", rdpdyn::format_rounded_up(std::stod(it->second), 6).c_str(),
                 extra.at("report_epsilon").c_str());
+  if (const std::string line = rdpdyn::run_terms_line(report.metadata.terms); !line.empty())
+    std::printf("%s\n", line.c_str());
+  if (!report.metadata.terms.ecosystem_hint.empty()) std::printf("%s\n", report.metadata.terms.ecosystem_hint.c_str());
   if (const auto it = report.extra_attributes.find("fd_max_relative_gap"); it != report.extra_attributes.end())
     std::printf(
         "R is certified along characteristics; the finite-difference value differs by at most "

@@ -378,6 +378,7 @@ CalibrationOutcome calibrate_run(const RunConfig& config, const CalibrationReque
   out.conversion = curve.at(x).conversion;
   out.evaluations = curve.evaluations();
   out.analysis_used = request.analysis;
+  out.terms = run_terms(result.spec);
   if (request.analysis == "best") {
     out.tightest = curve.at(x).tightest;
     out.include_disputed = spec.include_disputed;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "accounting/epsilon_delta.hpp"
+#include "commands/run_terms.hpp"
 #include "models/run_config.hpp"
 #include "solver/engine.hpp"
 
@@ -84,6 +85,8 @@ struct CalibrationOutcome {
   /// "best" on a run sampled at every step where no analysis used amplifies by sampling: the loud
   /// line of unamplified_sampling_warning (commands/compare.hpp); empty otherwise.
   std::string amplification_warning;
+  /// The neighbouring relation, sampling and user level the noise is calibrated for.
+  RunTerms terms;
 };
 
 /// Calibrates the configured run (see the top of this file). Throws SpecError for invalid input

@@ -198,6 +198,7 @@ Comparison run_comparison(const RunConfig& config, const EngineRegistry& engines
   c.epsilon = spec.report_epsilon;
   c.include_disputed = spec.include_disputed;
   c.constants = constant_provenance(spec);
+  c.terms = run_terms(spec);
   for (const Analysis& analysis : analysis_registry()) {
     c.entries.push_back(compare_entry(analysis, input, c.orders, c.delta, c.epsilon, curves));
     if (progress) progress(c.entries.size(), analysis_registry().size());

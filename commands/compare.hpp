@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "accounting/epsilon_delta.hpp"
+#include "commands/run_terms.hpp"
 #include "analyses/analysis.hpp"
 #include "models/known_constants.hpp"
 #include "models/run_config.hpp"
@@ -75,6 +76,8 @@ struct Comparison {
   std::vector<double> exact_R;
   /// Which constants the user vouches for and which the tool derived or checked.
   ConstantProvenance constants;
+  /// The neighbouring relation, sampling and user level the numbers are for (issue 37).
+  RunTerms terms;
 };
 
 /// Whether an entry may enter `best`: published and derived always, disputed only when included,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/run_terms.hpp"
 #include "dynamics/solution.hpp"
 #include "solver/engine.hpp"
 #include "analyses/closed_form_curves.hpp"
@@ -27,6 +28,8 @@ struct RunMetadata {
   /// (models/known_constants.hpp). HDF5: root attributes, one entry per line.
   std::vector<std::string> declared_constants;
   std::vector<std::string> derived_constants;
+  /// The neighbouring relation, sampling and user level the numbers are for (commands/run_terms.hpp).
+  RunTerms terms;
 };
 
 /// A streamed row series read back (same shape as Solution::R).

@@ -74,6 +74,7 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine) {
   ConstantProvenance constants = constant_provenance(spec);
   m.declared_constants = std::move(constants.declared);
   m.derived_constants = std::move(constants.derived);
+  m.terms = run_terms(spec);
   return m;
 }
 

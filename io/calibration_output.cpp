@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "io/json_output.hpp"
 #include "numerics/format_number.hpp"
 
 namespace rdpdyn {
@@ -33,7 +34,8 @@ std::string calibration_to_json(const CalibrationOutcome& o) {
                       {"include_disputed", o.include_disputed},
                       {"not_monotone_in_steps", o.not_monotone_in_steps},
                       {"amplification_warning",
-                       o.amplification_warning.empty() ? nlohmann::json() : nlohmann::json(o.amplification_warning)}};
+                       o.amplification_warning.empty() ? nlohmann::json() : nlohmann::json(o.amplification_warning)},
+                      {"terms", run_terms_json(o.terms)}};
   return j.dump();
 }
 
@@ -87,7 +89,9 @@ std::string calibration_summary(const CalibrationOutcome& o) {
          ", analysis " + o.analysis_used + (o.tightest.empty() ? "" : ", tightest " + o.tightest) + ", " +
          std::to_string(o.evaluations) + " evaluations)" +
          (o.include_disputed ? "; disputed analyses were included ([report] include_disputed)" : "") +
-         monotone_note(o) + (o.amplification_warning.empty() ? "" : "\n" + o.amplification_warning);
+         monotone_note(o) + (o.terms.adjacency.empty() ? "" : "\n" + run_terms_line(o.terms)) +
+         (o.terms.ecosystem_hint.empty() ? "" : "\n" + o.terms.ecosystem_hint) +
+         (o.amplification_warning.empty() ? "" : "\n" + o.amplification_warning);
 }
 
 }  // namespace rdpdyn

@@ -11,6 +11,7 @@
 
 #include "io/atomic_output.hpp"
 #include "io/hdf5_primitives.hpp"
+#include "io/json_output.hpp"
 #include "commands/run_report.hpp"
 #include "numerics/format_number.hpp"
 #include "rdpdyn_version.hpp"
@@ -113,6 +114,7 @@ std::string comparison_to_json(const Comparison& c) {
   if (!c.exact_R.empty()) j["exact"] = {{"name", "quadratic-exact"}, {"R", numbers(c.exact_R)}};
   j["declared_constants"] = c.constants.declared;
   j["derived_constants"] = c.constants.derived;
+  j["terms"] = run_terms_json(c.terms);
   return j.dump();
 }
 
@@ -241,6 +243,8 @@ std::string comparison_table(const Comparison& c, bool wide) {
   }
   out << "\n";
   if (!c.amplification_warning.empty()) out << c.amplification_warning << "\n";
+  if (const std::string line = run_terms_line(c.terms); !line.empty()) out << "  " << line << "\n";
+  if (!c.terms.ecosystem_hint.empty()) out << "  " << c.terms.ecosystem_hint << "\n";
   if (!c.best_name.empty() && c.best_status == AnalysisStatus::Disputed)
     out << "WARNING: the tightest bound, " << c.best_name
         << ", is DISPUTED (a suspected gap in its proof; see below); "
@@ -301,6 +305,7 @@ void write_comparison_hdf5(const std::filesystem::path& path, const Comparison& 
       // One entry per line, as solve writes them.
       string_attribute(file, "declared_constants", joined(c.constants.declared, "\n"));
       string_attribute(file, "derived_constants", joined(c.constants.derived, "\n"));
+      string_attribute(file, "terms", run_terms_line(c.terms));
       string_attribute(file, "units_R", kUnitsRdp);
       string_attribute(file, "units_orders", kUnitsOrder);
       number_attribute(file, "delta", c.delta ? *c.delta : kNaN);

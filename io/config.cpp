@@ -4,6 +4,7 @@
 #include <toml.hpp>
 #include <vector>
 
+#include "accounting/peer_orders.hpp"
 #include "io/config/sections.hpp"
 #include "io/config_document.hpp"
 #include "io/toml_section.hpp"
@@ -40,10 +41,20 @@ RunConfig config_from_document(const toml::value& data, std::string text, const 
   root.allow_only({"orders", "algorithm", "lsi", "analysis", "grid", "initial", "events", "output", "domain", "report",
                    "quadratic"});
   RunSpec& spec = cfg.spec;
-  spec.orders = parse_orders(root.table("orders"));
+  if (root.has("orders")) spec.orders = parse_orders(root.table("orders"));
   // [domain] first: the adjacency fixes what a DP-SGD noise multiplier means (docs/config.md).
   if (root.has("domain")) parse_domain(root.table("domain"), spec);
   parse_algorithm(root.table("algorithm"), spec.algorithm, spec.adjacency);
+  if (!root.has("orders")) {
+    // Accounting alone (a noise multiplier, no sensitivity): the peers' orders, as opacus takes them.
+    const AlgorithmSpec& a = spec.algorithm;
+    if (a.kind != AlgorithmKind::NoisySgd || a.declares_sensitivity)
+      throw SpecError("orders", "missing",
+                      "this table is required (only a run for accounting alone, a noise multiplier and no "
+                      "sensitivity, may leave it out and take opacus' orders; docs/config.md)");
+    spec.orders = peer_default_orders();
+    spec.orders_by_default = true;
+  }
   // [lsi] is optional for noisy-sgd: only the PDI and the analyses of the LSI model need it.
   if (root.has("lsi") || spec.algorithm.kind != AlgorithmKind::NoisySgd)
     parse_lsi(root.table("lsi"), spec.lsi, spec.algorithm);

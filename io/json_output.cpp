@@ -18,6 +18,17 @@ nlohmann::json row_json(std::span<const double> row) {
 
 }  // namespace
 
+nlohmann::json run_terms_json(const RunTerms& t) {
+  if (t.adjacency.empty()) return nullptr;
+  return {{"adjacency", t.adjacency},
+          {"adjacency_default", t.adjacency_by_default},
+          {"sampling", t.sampling},
+          {"records_per_user", t.records_per_user},
+          {"records_per_user_default", t.records_per_user_by_default},
+          {"line", run_terms_line(t)},
+          {"ecosystem_hint", t.ecosystem_hint.empty() ? nlohmann::json() : nlohmann::json(t.ecosystem_hint)}};
+}
+
 std::string report_to_json(const RunReport& report) {
   const Solution& s = report.solution;
   const std::size_t last = s.record_count() - 1;
@@ -38,6 +49,7 @@ std::string report_to_json(const RunReport& report) {
   // Which constants the user vouches for and which the tool derived or checked.
   j["declared_constants"] = report.metadata.declared_constants;
   j["derived_constants"] = report.metadata.derived_constants;
+  j["terms"] = run_terms_json(report.metadata.terms);
   j["units"] = {{"R", kUnitsRdp}, {"t", kUnitsTime}, {"orders", kUnitsOrder}};
   // [report] delta: epsilon at the final time and the order attaining it.
   if (const auto it = report.extra_attributes.find("epsilon"); it != report.extra_attributes.end()) {

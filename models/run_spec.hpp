@@ -188,14 +188,17 @@ struct RunSpec {
   bool gamma_by_default = false;
   InitialCurve initial = ZeroCurve{};
   std::vector<double> orders;
+  bool orders_by_default = false;  ///< [orders] left out of an accounting-only run: opacus' orders
   std::vector<ScheduledEvent> events;
   RecordPlan record;
   std::optional<double> diameter;            ///< [domain] diameter D of the constraint set
   Adjacency adjacency = Adjacency::Replace;  ///< [domain] adjacency
+  bool adjacency_given = false;              ///< written in the configuration (else the default above)
   bool gradients_norm_bounded = false;       ///< [domain] lipschitz_loss: per-record gradient norms <= S_g/2
   /// [domain] records_per_user: neighbouring datasets differ in one user's records, at most this many
   /// (group privacy; analyses/group_privacy.hpp). 1: record-level.
   std::int64_t records_per_user = 1;
+  bool records_per_user_given = false;   ///< written in the configuration
   std::optional<double> report_delta;    ///< [report] delta: add epsilon at this delta
   std::optional<double> report_epsilon;  ///< [report] epsilon: add delta at this epsilon (profile entries)
   /// [analysis] pld_accuracy, pld_grid: the PLD accountant's refinement target (relative accuracy of

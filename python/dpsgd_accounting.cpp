@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "accounting/peer_orders.hpp"
 #include "analyses/analysis.hpp"
 #include "commands/calibrate.hpp"
 #include "commands/compare.hpp"
@@ -124,12 +125,7 @@ NoiseMultiplier dpsgd_pld_noise_multiplier(double q, std::int64_t steps, double 
   }
 }
 
-std::vector<double> library_default_orders() {
-  std::vector<double> orders;
-  for (int x = 1; x < 100; ++x) orders.push_back(1.0 + x / 10.0);
-  for (int a = 12; a < 64; ++a) orders.push_back(a);
-  return orders;
-}
+std::vector<double> library_default_orders() { return peer_default_orders(); }
 
 EpsilonAtOrder dpsgd_epsilon(double q, double z, std::int64_t steps, double delta, const std::vector<double>& orders) {
   const RunConfig config = dpsgd_config(q, z, steps, delta, orders);

@@ -58,6 +58,21 @@ EngineRegistry engines_of(const RunConfig& config) { return engines_for(config.e
 
 py::object number_or_none(double x) { return std::isnan(x) ? py::object(py::none()) : py::object(py::float_(x)); }
 
+/// The terms a run's numbers are for (commands/run_terms.hpp), as the JSON writes them; None for a
+/// "pdi" run.
+py::object terms_dict(const RunTerms& t) {
+  if (t.adjacency.empty()) return py::none();
+  py::dict d;
+  d["adjacency"] = t.adjacency;
+  d["adjacency_default"] = t.adjacency_by_default;
+  d["sampling"] = t.sampling;
+  d["records_per_user"] = t.records_per_user;
+  d["records_per_user_default"] = t.records_per_user_by_default;
+  d["line"] = run_terms_line(t);
+  d["ecosystem_hint"] = t.ecosystem_hint.empty() ? py::object(py::none()) : py::object(py::str(t.ecosystem_hint));
+  return d;
+}
+
 py::dict solve(const py::object& config, const py::dict& overrides) {
   const python::ConfigSource source = python::config_source(config, overrides);
   python::SolveRecords records;
@@ -118,6 +133,7 @@ py::dict solve(const py::object& config, const py::dict& overrides) {
   meta["config_path"] = m.config_path;
   meta["declared_constants"] = m.declared_constants;
   meta["derived_constants"] = m.derived_constants;
+  meta["terms"] = terms_dict(m.terms);
   meta["attributes"] = report.extra_attributes;
   meta["units"] = py::dict(py::arg("R") = kUnitsRdp, py::arg("t") = kUnitsTime, py::arg("orders") = kUnitsOrder);
   out["metadata"] = meta;
@@ -193,6 +209,7 @@ py::dict compare(const py::object& config, const py::dict& overrides) {
   out["exact_R"] = c.exact_R.empty() ? py::object(py::none()) : py::object(numpy(std::move(c.exact_R)));
   out["declared_constants"] = c.constants.declared;
   out["derived_constants"] = c.constants.derived;
+  out["terms"] = terms_dict(c.terms);
   return out;
 }
 
@@ -248,6 +265,7 @@ py::dict calibrate(const py::object& config, const py::dict& overrides, double e
   out["not_monotone_in_steps"] = o.not_monotone_in_steps;
   out["amplification_warning"] =
       o.amplification_warning.empty() ? py::object(py::none()) : py::object(py::str(o.amplification_warning));
+  out["terms"] = terms_dict(o.terms);
   return out;
 }
 

@@ -81,8 +81,22 @@ std::optional<std::int64_t> read_steps(const Section& s, AlgorithmSpec& a, doubl
 }  // namespace
 
 void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
+  if (!s.has("kind"))  // a misspelt kind ("kidn") is named before kind is called missing
+    s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
+                  "batch_size", "sampling", "sampling_rate", "schedule", "drop_last", "time", "intervals"});
   const AlgorithmKind kind = enum_value(s, "kind", kAlgorithmKindNames);
   if (kind == AlgorithmKind::Pdi) return parse_pdi_algorithm(s, a);
+  // Unknown keys first: a misspelt key is named as such (with the key meant), not as the required
+  // key it left missing (issue 37: noise_multipler used to read "'algorithm.sensitivity' = missing").
+  const bool sgd = kind == AlgorithmKind::NoisySgd;
+  if (kind == AlgorithmKind::Langevin)
+    s.allow_only({"kind", "time", "sigma", "n", "sensitivity", "intervals"});
+  else if (sgd)
+    s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
+                  "batch_size", "sampling", "sampling_rate", "schedule", "drop_last"});
+  else
+    s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
+                  "schedule"});
   a.n = s.number("n");
   if (!(a.n >= 1.0)) throw SpecError(s.key("n"), format_number(a.n), "the dataset size must be >= 1");
   if (a.n > limits::kMaxDatasetSize)
@@ -101,7 +115,6 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
       a.declares_sensitivity = false;
   }
   if (kind == AlgorithmKind::Langevin) {
-    s.allow_only({"kind", "time", "sigma", "n", "sensitivity", "intervals"});
     a.kind = AlgorithmKind::Langevin;
     a.time = non_negative(s, "time");
     a.sigma = positive(s, "sigma");
@@ -112,13 +125,6 @@ void parse_algorithm(const Section& s, AlgorithmSpec& a, Adjacency adjacency) {
     }
     return;
   }
-  const bool sgd = kind == AlgorithmKind::NoisySgd;
-  if (sgd)
-    s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
-                  "batch_size", "sampling", "sampling_rate", "schedule", "drop_last"});
-  else
-    s.allow_only({"kind", "loss", "steps", "epochs", "eta", "sigma", "sigma_at", "noise_multiplier", "n", "sensitivity",
-                  "schedule"});
   a.kind = kind;
   a.loss = enum_value(s, "loss", kLossKindNames, LossKind::Generic);
   double batch = a.n;  // the b of the update (eta/b) sum_{i in B}

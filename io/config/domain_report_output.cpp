@@ -14,6 +14,7 @@ void parse_domain(const Section& d, RunSpec& spec) {
   if (d.has("lipschitz_loss")) spec.gradients_norm_bounded = boolean(d, "lipschitz_loss");
   if (d.has("records_per_user")) {
     spec.records_per_user = d.integer("records_per_user");
+    spec.records_per_user_given = true;
     if (spec.records_per_user < 1 || spec.records_per_user > limits::kMaxRecordsPerUser)
       throw SpecError(d.key("records_per_user"), std::to_string(spec.records_per_user),
                       "must be an integer in [1, " + std::to_string(limits::kMaxRecordsPerUser) +
@@ -21,7 +22,10 @@ void parse_domain(const Section& d, RunSpec& spec) {
   }
   if (d.has("diameter")) spec.diameter = positive(d, "diameter");
   // "remove" is the older spelling of "add-remove" (one record more or less, either direction).
-  if (d.has("adjacency")) spec.adjacency = enum_value(d, "adjacency", kAdjacencyNames);
+  if (d.has("adjacency")) {
+    spec.adjacency = enum_value(d, "adjacency", kAdjacencyNames);
+    spec.adjacency_given = true;
+  }
 }
 
 void parse_report(const Section& r, RunSpec& spec) {

@@ -72,8 +72,9 @@ class Solution:
 
     def __repr__(self):
         eps = "" if self.epsilon is None else f", epsilon={self.epsilon:.6g} at delta={self.delta:g}"
+        terms = self.metadata.get("terms")
         return (f"<rdpdyn.Solution {len(self.steps)} records x {len(self.orders)} orders, "
-                f"step {int(self.steps[-1])}{eps}>")
+                f"step {int(self.steps[-1])}{eps}{'' if terms is None else ', ' + terms['line']}>")
 
 
 class AnalysisResult:
@@ -112,8 +113,11 @@ class Comparison:
     tightest trusted one: name, status, R, epsilon, best_order, conversion, mu; delta_at_epsilon, the
     smallest delta at [report] epsilon of the trusted ones, and delta_at_epsilon_analysis, the one
     attaining it), orders, delta, epsilon ([report] epsilon or None), amplification_warning (the
-    WARNING line of a run sampled at every step that no analysis amplifies, else None);
-    comparison["pdi"], comparison["composition-pld"].profile["delta"]."""
+    WARNING line of a run sampled at every step that no analysis amplifies, else None), terms (the
+    neighbouring relation, sampling and user level the numbers are for: adjacency,
+    adjacency_default, sampling, records_per_user, records_per_user_default, line and
+    ecosystem_hint; None for a "pdi" run); comparison["pdi"],
+    comparison["composition-pld"].profile["delta"]."""
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -142,7 +146,9 @@ class Comparison:
                    **({"epsilon": self.epsilon} if self.epsilon is not None else {})})
 
     def __repr__(self):
-        return f"<rdpdyn.Comparison {len(self.analyses)} analyses, best {self.best['name']}>"
+        eps = "" if self.best["epsilon"] is None else f" epsilon={self.best['epsilon']:.6g}"
+        terms = "" if self.terms is None else f", {self.terms['line']}"
+        return f"<rdpdyn.Comparison {len(self.analyses)} analyses, best {self.best['name']}{eps}{terms}>"
 
 
 class Calibration:
