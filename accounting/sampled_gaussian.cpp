@@ -199,19 +199,19 @@ double log_moment_two_series(double q, double sigma, double alpha) {
     }
     if (k + 1 == kMaxTerms)
       throw NumericalFailure("sampled_gaussian: two-series expansion did not converge for q = " + text(q) +
-                               ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
+                             ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
   }
   double log_excess;
   if (euler) {
     if (!(partial > 0.0))
       throw NumericalFailure("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " + text(q) +
-                               ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
+                             ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
     log_excess = ref_log + std::log(partial);
   } else {
     const double P = pos.log(), N = neg.log();
     if (!(P > N))
       throw NumericalFailure("sampled_gaussian: cancellation left A_alpha - 1 <= 0 for q = " + text(q) +
-                               ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
+                             ", sigma = " + text(sigma) + ", alpha = " + text(alpha));
     log_excess = P + std::log1p(-std::exp(N - P));
   }
   return log1p_exp(log_excess);
@@ -240,7 +240,7 @@ double sampled_gaussian_log_moment(double q, double sigma, double alpha, SgmExpa
   // (found by tests/cli/mutate_configs.py). Such orders are of no use for (epsilon, delta).
   if (alpha > kMaxSeriesOrder)
     throw NumericalFailure("sampled Gaussian: order alpha = " + text(alpha) + " above " + text(kMaxSeriesOrder) +
-                             ": its expansions need about alpha terms");
+                           ": its expansions need about alpha terms");
   const bool binomial =
       expansion == SgmExpansion::Binomial || (expansion == SgmExpansion::Automatic && is_integer(alpha));
   return binomial ? log_moment_binomial(q, sigma, alpha) : log_moment_two_series(q, sigma, alpha);

@@ -231,7 +231,7 @@ CertifiedValue Certifier::shoot(std::int64_t steps, double order, const OptimalG
   }
   if (!found)
     throw NumericalFailure("certification could not land a characteristic at or above alpha = " +
-                             std::to_string(order));
+                           std::to_string(order));
   const double gap = std::max(above.y - y_target, 0.0) + above.y_error + margin;
   aim = y_target - gap;
   found = false;

@@ -299,7 +299,8 @@ static_assert(!std::is_base_of_v<std::runtime_error, SpecError>, "bad input must
 static_assert(!std::is_base_of_v<std::invalid_argument, SpecError>, "bad input is not a broken precondition");
 static_assert(std::is_base_of_v<std::runtime_error, NumericalFailure>);
 
-TEST_CASE("A numerical failure refuses its route with the reason; bad input is another type", "[composition][refusal]") {
+TEST_CASE("A numerical failure refuses its route with the reason; bad input is another type",
+          "[composition][refusal]") {
   CHECK_THROWS_AS(sampled_gaussian_rdp(0.01, 1.0, 2.5e6 + 0.5), NumericalFailure);
   RunConfig c = sgd(BatchSampling::Poisson, 10);
   c.spec.adjacency = Adjacency::AddRemove;
