@@ -95,6 +95,7 @@ void print_summary(const rdpdyn::RunReport& report) {
   if (const std::string line = rdpdyn::run_terms_line(report.metadata.terms); !line.empty())
     std::printf("%s\n", line.c_str());
   if (!report.metadata.terms.ecosystem_hint.empty()) std::printf("%s\n", report.metadata.terms.ecosystem_hint.c_str());
+  if (!report.metadata.quantity.empty()) std::printf("%s\n", report.metadata.quantity.c_str());
   if (const auto it = report.extra_attributes.find("fd_max_relative_gap"); it != report.extra_attributes.end())
     std::printf(
         "R is certified along characteristics; the finite-difference value differs by at most "
@@ -264,7 +265,7 @@ int run_export_dp_event(const std::string& config_path, const std::vector<std::s
   return 0;
 }
 
-int run_compare(const rdpdyn::RunConfig& config, const std::string& output, bool json, bool quiet, bool wide,
+int run_compare(const rdpdyn::RunConfig& config, const std::string& output, bool json, bool quiet, bool wide, bool all,
                 rdpdyn::PetscSession& petsc) {
   check_output_directory(output);
   rdpdyn::require_memory_fits(run_memory(config, rdpdyn::RunCommand::Compare), rdpdyn::memory_budget());
@@ -279,7 +280,7 @@ int run_compare(const rdpdyn::RunConfig& config, const std::string& output, bool
   if (json)
     std::cout << rdpdyn::comparison_to_json(comparison) << std::endl;
   else
-    std::cout << rdpdyn::comparison_table(comparison, wide);
+    std::cout << rdpdyn::comparison_table(comparison, wide, all);
   return 0;
 }
 
@@ -292,9 +293,22 @@ rdpdyn::CalibrationTarget calibration_target(const std::string& given, const rdp
   return rdpdyn::default_calibration_target(config);
 }
 
-int run_calibrate(const std::string& config_path, rdpdyn::CalibrationRequest request, const std::string& target,
-                  bool json, rdpdyn::PetscSession& petsc, const std::vector<std::string>& sets) {
+int run_calibrate(const std::string& config_path, rdpdyn::CalibrationRequest request, bool epsilon_given,
+                  bool delta_given, const std::string& target, bool json, rdpdyn::PetscSession& petsc,
+                  const std::vector<std::string>& sets) {
   const rdpdyn::RunConfig config = rdpdyn::load_config(config_path, sets);
+  // The target from the command line, else from the configuration's [report] table.
+  if (!epsilon_given) {
+    if (!config.spec.report_epsilon)
+      throw rdpdyn::SpecError("--epsilon", "missing",
+                              "give the target epsilon, or [report] epsilon in the configuration");
+    request.epsilon = *config.spec.report_epsilon;
+  }
+  if (!delta_given) {
+    if (!config.spec.report_delta)
+      throw rdpdyn::SpecError("--delta", "missing", "give the target delta, or [report] delta in the configuration");
+    request.delta = *config.spec.report_delta;
+  }
   request.target = calibration_target(target, config);
   const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, engines_for(config, petsc));
   const int rank = petsc.rank();
@@ -401,7 +415,7 @@ int main(int argc, char** argv) {
   };
   add_set(solve);
   std::string compare_config, compare_output, from_opacus, from_dp_event;
-  bool compare_json = false, compare_wide = false;
+  bool compare_json = false, compare_wide = false, compare_all = false;
   auto* compare = app.add_subcommand("compare", "Every analysis of the configured run side by side (docs/analyses.md)");
   compare->add_option("config", compare_config, "Configuration file (TOML)");
   compare->add_option("--from-opacus", from_opacus,
@@ -412,6 +426,8 @@ int main(int argc, char** argv) {
   compare->add_option("-o,--output", compare_output, "Write the comparison to this HDF5 file");
   compare->add_flag("--json", compare_json, "Print the comparison as one JSON object on stdout");
   compare->add_flag("--wide", compare_wide, "The table with R at every configured order (default: four of them)");
+  compare->add_flag("--all", compare_all,
+                    "The table with every analysis, each that does not apply with its reason (default: their count)");
   compare->add_flag("--quiet", quiet, "No progress line on stderr");
   compare->footer(kFooter);
   add_set(compare);
@@ -421,9 +437,12 @@ int main(int argc, char** argv) {
   auto* calibrate =
       app.add_subcommand("calibrate", "Smallest noise (or largest number of steps) meeting a target (epsilon, delta)");
   calibrate->add_option("config", calibrate_config, "Configuration file (TOML)")->required();
-  // Required: no default to show.
-  calibrate->add_option("--epsilon", calibration.epsilon, "Target epsilon")->required()->default_str("");
-  calibrate->add_option("--delta", calibration.delta, "Target delta")->required()->default_str("");
+  // Default: the configuration's [report] epsilon and delta (no default of the program's own to show).
+  CLI::Option* calibrate_epsilon =
+      calibrate->add_option("--epsilon", calibration.epsilon, "Target epsilon (default: [report] epsilon)")
+          ->default_str("");
+  CLI::Option* calibrate_delta =
+      calibrate->add_option("--delta", calibration.delta, "Target delta (default: [report] delta)")->default_str("");
   calibrate
       ->add_option("--for", calibrate_for,
                    "What to calibrate: sigma (C21 units), noise_multiplier (DP-SGD, noisy-sgd) or steps "
@@ -544,11 +563,12 @@ int main(int argc, char** argv) {
       code = run_sweep(sweep_config, sweep_output, sweep_json, quiet, petsc, sets);
     else if (*compare)
       code = run_compare(compare_run(compare_config, from_opacus, from_dp_event, sets), compare_output, compare_json,
-                         quiet, compare_wide, petsc);
+                         quiet, compare_wide, compare_all, petsc);
     else if (*export_dp_event)
       code = run_export_dp_event(export_config, sets);
     else if (*calibrate)
-      code = run_calibrate(calibrate_config, calibration, calibrate_for, calibrate_json, petsc, sets);
+      code = run_calibrate(calibrate_config, calibration, calibrate_epsilon->count() > 0, calibrate_delta->count() > 0,
+                           calibrate_for, calibrate_json, petsc, sets);
     else if (!convergence_config.empty())
       code = run_convergence(convergence_config, grids, petsc);
     else if (!validate_config.empty())

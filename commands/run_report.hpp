@@ -30,6 +30,10 @@ struct RunMetadata {
   std::vector<std::string> derived_constants;
   /// The neighbouring relation, sampling and user level the numbers are for (commands/run_terms.hpp).
   RunTerms terms;
+  /// What R is where `compare` reports another quantity for the same run (issue 37: one file, two
+  /// epsilons): batches in a partition or shuffled, where solve takes the worst placement of the
+  /// differing record and compare's pdi may average over the placements; else empty.
+  std::string quantity;
 };
 
 /// A streamed row series read back (same shape as Solution::R).

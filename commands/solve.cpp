@@ -75,6 +75,13 @@ RunMetadata metadata_of(const RunConfig& config, const Engine& engine) {
   m.declared_constants = std::move(constants.declared);
   m.derived_constants = std::move(constants.derived);
   m.terms = run_terms(spec);
+  const BatchSampling s = spec.algorithm.sampling;
+  if (spec.algorithm.kind == AlgorithmKind::NoisySgd &&
+      (s == BatchSampling::Partition || s == BatchSampling::ShuffleOnce || s == BatchSampling::Shuffle))
+    m.quantity =
+        "R is the worst case over where the differing record falls (the maximum over its batch positions); "
+        "`rdpdyn compare` also gives pdi averaged over the placements of the random batches, often lower "
+        "(docs/analyses.md, pdi)";
   return m;
 }
 

@@ -142,9 +142,39 @@ std::string table_number(double x, AnalysisStatus status) {
   return lower ? format_rounded_down(x, 5) : format_rounded_up(x, 5);
 }
 
+/// Published, derived and disputed entries bound the run from above (a disputed one with a doubt);
+/// exact values, lower bounds, heuristics and record-specific bounds do not.
+bool upper_bound_row(AnalysisStatus s) {
+  return s == AnalysisStatus::Published || s == AnalysisStatus::Derived || s == AnalysisStatus::Disputed;
+}
+
+/// Where a refused row's reason starts (after name, status and applies).
+constexpr std::size_t kReasonColumn = 60;
+constexpr std::size_t kLineWidth = 140;
+
+/// `text` in lines of at most kLineWidth - column characters, broken at spaces, the continuation
+/// lines indented to `column`.
+std::string wrapped(const std::string& text, std::size_t column) {
+  const std::size_t width = kLineWidth - column;
+  std::string out, line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n" + std::string(column, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return out + line;
+}
+
 }  // namespace
 
-std::string comparison_table(const Comparison& c, bool wide) {
+std::string comparison_table(const Comparison& c, bool wide, bool all) {
   // The number wanted first (epsilon, its order and conversion), then mu and a few orders' R, each
   // to five significant digits; the JSON and HDF5 outputs keep every digit and every order.
   std::ostringstream out;
@@ -169,14 +199,14 @@ std::string comparison_table(const Comparison& c, bool wide) {
     out << buf;
   }
   out << "\n";
-  for (const auto& e : c.entries) {
+  auto row = [&](const ComparisonEntry& e) {
     const bool best = e.result.applies && e.result.name == c.best_name;
     std::snprintf(buf, sizeof buf, "%-30s %-20s %-7s", (e.result.name + (best ? " *" : "")).c_str(),
                   status_name(e.status), e.result.applies ? "yes" : "no");
     out << buf;
     if (!e.result.applies) {
-      out << " " << e.result.reason << "\n";
-      continue;
+      out << " " << wrapped(e.result.reason, kReasonColumn) << "\n";
+      return;
     }
     if (c.delta) {
       char order[32] = "-";
@@ -196,6 +226,33 @@ std::string comparison_table(const Comparison& c, bool wide) {
       out << buf;
     }
     out << "\n";
+  };
+  // The upper bounds on the run first, tightest first; then the exact values, lower bounds and
+  // heuristics, which are not upper bounds; then the analyses that do not apply: a count, or with
+  // `all` each with its reason.
+  std::vector<const ComparisonEntry*> bounds, others, refused;
+  for (const auto& e : c.entries) {
+    if (!e.result.applies)
+      refused.push_back(&e);
+    else if (upper_bound_row(e.status))
+      bounds.push_back(&e);
+    else
+      others.push_back(&e);
+  }
+  const auto tightest_first = [&](const ComparisonEntry* a, const ComparisonEntry* b) {
+    const double x = c.delta ? a->epsilon : a->result.R.back(), y = c.delta ? b->epsilon : b->result.R.back();
+    return !std::isnan(x) && (std::isnan(y) || x < y);
+  };
+  std::stable_sort(bounds.begin(), bounds.end(), tightest_first);
+  std::stable_sort(others.begin(), others.end(), tightest_first);
+  for (const auto* e : bounds) row(*e);
+  if (!others.empty()) {
+    out << "-- not upper bounds on the run (exact values, lower bounds, heuristics, record-specific bounds):\n";
+    for (const auto* e : others) row(*e);
+  }
+  if (!refused.empty() && all) {
+    out << "-- do not apply to this run:\n";
+    for (const auto* e : refused) row(*e);
   }
   // best.R as a row of its own, under the R columns it shares.
   std::snprintf(buf, sizeof buf, "%-30s %-20s %-7s", "(best.R: eligible minimum)", "", "");
@@ -212,11 +269,27 @@ std::string comparison_table(const Comparison& c, bool wide) {
   if (!wide && columns.size() < c.orders.size())
     out << "R at " << columns.size() << " of the " << c.orders.size()
         << " orders (every order: --wide, --json or -o)\n";
-  out << "* tightest valid analysis among the "
-      << (c.include_disputed ? "published, derived and disputed (included by [report] include_disputed)"
-                             : "published and derived");
-  if (c.delta) out << " (smallest epsilon at delta = " << format_number(*c.delta) << ")";
-  if (c.delta && c.best_mu) {
+  if (!refused.empty() && !all)
+    out << refused.size() << " of the " << c.entries.size()
+        << " analyses do not apply to this run (each with its reason: --all)\n";
+  const char* among = c.include_disputed ? "published, derived and disputed (included by [report] include_disputed)"
+                                         : "published and derived";
+  if (c.best_name.empty()) {
+    // No row to name: say so, and why, instead of "epsilon nan by none".
+    out << "* no valid analysis among the " << among << " applies to this run (each one's reason: --all)";
+  } else {
+    out << "* tightest valid analysis among the " << among;
+    if (c.delta) out << " (smallest epsilon at delta = " << format_number(*c.delta) << ")";
+  }
+  if (!c.best_name.empty() && !c.delta) {
+    // No [report] delta: the best is chosen by R at the largest order; say so, and how to get epsilon.
+    std::snprintf(buf, sizeof buf, " (smallest R at alpha = %.6g): %s, R = %s; epsilon: set [report] delta",
+                  c.orders.back(), c.best_name.c_str(),
+                  format_rounded_up(c.best_R.empty() ? kNaN : c.best_R.back(), 5).c_str());
+    out << buf;
+  } else if (c.best_name.empty()) {
+    // nothing to name: the line above says why
+  } else if (c.best_mu) {
     std::snprintf(buf, sizeof buf, ": epsilon %s by %s, mu = %s, exact GDP conversion",
                   format_rounded_up(c.best_epsilon, 5).c_str(), c.best_name.c_str(),
                   format_rounded_up(*c.best_mu, 6).c_str());
@@ -230,8 +303,7 @@ std::string comparison_table(const Comparison& c, bool wide) {
     char at[64] = "";  // an epsilon without an order names none
     if (!std::isnan(c.best_order)) std::snprintf(at, sizeof at, " at alpha = %.6g", c.best_order);
     std::snprintf(buf, sizeof buf, ": epsilon %s by %s%s, %s conversion", format_rounded_up(c.best_epsilon, 5).c_str(),
-                  c.best_name.empty() ? "none" : c.best_name.c_str(), at,
-                  c.best_conversion.empty() ? "no" : c.best_conversion.c_str());
+                  c.best_name.c_str(), at, c.best_conversion.empty() ? "no" : c.best_conversion.c_str());
     out << buf;
   }
   if (c.epsilon && !c.best_delta_name.empty()) {

@@ -26,9 +26,11 @@ std::string comparison_to_json(const Comparison& comparison);
 
 /// A table for people: analysis, status, applies / reason, epsilon with its order and conversion,
 /// delta at [report] epsilon, mu, and R at four of the orders spread over them (every order with
-/// `wide`), five significant digits; the tightest valid one marked; the amplification warning when
-/// there is one.
-std::string comparison_table(const Comparison& comparison, bool wide = false);
+/// `wide`), five significant digits; the upper bounds on the run first, tightest first (the best
+/// marked), then the exact values, lower bounds and heuristics in their own group, then a count of
+/// the analyses that do not apply (`all`: each with its reason, wrapped); the amplification warning
+/// when there is one.
+std::string comparison_table(const Comparison& comparison, bool wide = false, bool all = false);
 
 /// HDF5 (atomically): /orders, /analyses/<name> (R per order; attributes applies, reason,
 /// citation, epsilon, best_order, delta_at_epsilon), /curves/<name> (profile_epsilon, profile_delta,

@@ -297,7 +297,7 @@ void check_extra_attribute_name(const std::filesystem::path& path, const std::st
   }
   for (const auto& [own, member] : kMetadataAttributes) reserved = reserved || name == own;
   for (const auto& [own, member] : kConstantLists) reserved = reserved || name == own;
-  reserved = reserved || name == "terms";
+  reserved = reserved || name == "terms" || name == "quantity";
   if (name.empty() || name.find('\n') != std::string::npos || reserved) {
     fail(path,
          "extra attribute names must be non-empty, free of newlines and not one of the "
@@ -516,6 +516,7 @@ Hdf5ReportStream::Hdf5ReportStream(std::filesystem::path path, std::vector<doubl
     }
     for (const auto& [name, member] : kConstantLists) write_string_attribute(s.file, name, lines_of(metadata.*member));
     write_string_attribute(s.file, "terms", run_terms_line(metadata.terms));
+    write_string_attribute(s.file, "quantity", metadata.quantity);
     write_string_attribute(s.file, "units_R", kUnitsRdp);
     write_string_attribute(s.file, "units_t", kUnitsTime);
     write_string_attribute(s.file, "units_orders", kUnitsOrder);

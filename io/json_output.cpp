@@ -50,6 +50,7 @@ std::string report_to_json(const RunReport& report) {
   j["declared_constants"] = report.metadata.declared_constants;
   j["derived_constants"] = report.metadata.derived_constants;
   j["terms"] = run_terms_json(report.metadata.terms);
+  j["quantity"] = report.metadata.quantity.empty() ? nlohmann::json() : nlohmann::json(report.metadata.quantity);
   j["units"] = {{"R", kUnitsRdp}, {"t", kUnitsTime}, {"orders", kUnitsOrder}};
   // [report] delta: epsilon at the final time and the order attaining it.
   if (const auto it = report.extra_attributes.find("epsilon"); it != report.extra_attributes.end()) {

@@ -134,6 +134,7 @@ py::dict solve(const py::object& config, const py::dict& overrides) {
   meta["declared_constants"] = m.declared_constants;
   meta["derived_constants"] = m.derived_constants;
   meta["terms"] = terms_dict(m.terms);
+  meta["quantity"] = m.quantity.empty() ? py::object(py::none()) : py::object(py::str(m.quantity));
   meta["attributes"] = report.extra_attributes;
   meta["units"] = py::dict(py::arg("R") = kUnitsRdp, py::arg("t") = kUnitsTime, py::arg("orders") = kUnitsOrder);
   out["metadata"] = meta;

@@ -102,7 +102,53 @@ check("misspelt key: named as unknown, with the key meant",
 r = run(["compare", "RUN"], CIFAR.replace('kind = "noisy-sgd"', 'kidn = "noisy-sgd"'))
 check("misspelt kind: named as unknown", r.returncode == 2 and "did you mean 'algorithm.kind'" in r.stderr, r.stderr)
 
-# 3. [orders] optional for accounting alone: opacus' orders.
+# 3. A table for reading: the rows that apply, bounds tightest first, the others in their own group,
+#    the refused ones as a count (--all: with their reasons); every footer complete, no NaN row.
+r = run(["compare", "RUN"], written)
+lines = r.stdout.splitlines()
+# the applies column (after name and status): "yes" on every row by default
+applies = [x[52:59].strip() for x in lines[1:] if len(x) > 60 and x[:30].strip() and x[52:59].strip() in ("yes", "no")]
+check("table: no row of an analysis that does not apply", applies and set(applies) == {"yes"}, r.stdout[:2000])
+count = next((x for x in lines if "analyses do not apply to this run (each with its reason: --all)" in x), "")
+check("table: the refused ones as one line with a count", count.split()[0].isdigit() and int(count.split()[0]) > 20, count)
+first = lines[1].split()
+check("table: the best is the first row", first[0] == "composition-pld" and first[1] == "*", lines[1])
+sep = next((i for i, x in enumerate(lines) if x.startswith("-- not upper bounds on the run")), None)
+heur = next((i for i, x in enumerate(lines) if x.startswith("poisson-as-if") or x.startswith("steinke-last-iterate")), None)
+check("table: heuristics in their own group below the bounds", sep is not None and heur is not None and heur > sep,
+      r.stdout[:2000])
+r = run(["compare", "RUN", "--all"], written)
+check("--all: the refused ones with their reasons", "-- do not apply to this run:" in r.stdout
+      and "needs full-batch noisy GD" in r.stdout and max(len(x) for x in r.stdout.splitlines()[:60]) <= 200,
+      r.stdout[:1500])
+shuffled = written.replace('sampling = "poisson"', 'sampling = "shuffle"\nbatch_size = 250').replace(
+    "sampling_rate = 0.00512\n", "")
+r = run(["compare", "RUN"], shuffled)
+summary = next((x for x in r.stdout.splitlines() if x.startswith("* ")), "")
+check("shuffled add/remove: no 'nan by none'", r.returncode == 0 and "nan" not in summary and "none" not in summary,
+      (r.stderr, summary))
+r = run(["compare", "RUN"], written.replace("[report]\ndelta = 1e-5\n", ""))
+summary = next((x for x in r.stdout.splitlines() if x.startswith("* ")), "")
+check("no [report] delta: the footer names the best and how to get epsilon",
+      "composition" in summary and "R = " in summary and "set [report] delta" in summary, summary)
+
+# 4. calibrate takes its target from [report] when the command line leaves it out.
+r = run(["calibrate", "RUN", "--json"], written.replace("[report]\ndelta = 1e-5\n", "[report]\ndelta = 1e-5\nepsilon = 2\n"))
+obj = json.loads(r.stdout) if r.returncode == 0 else {}
+check("calibrate: epsilon and delta from [report]", obj.get("epsilon_target") == 2 and obj.get("delta") == 1e-5,
+      (r.stderr, obj.get("epsilon_target")))
+r = run(["calibrate", "RUN"], written)
+check("calibrate without any epsilon: exit 2 naming --epsilon", r.returncode == 2 and "'--epsilon' = missing" in r.stderr,
+      r.stderr)
+
+# 5. solve and compare report different quantities for shuffled batches: solve says which it gives.
+ys = os.path.join(SOURCE, "examples", "ye_shokri_mnist_partition.toml")
+r = subprocess.run([RDPDYN, "solve", ys, "--json"], capture_output=True, text=True, timeout=600)
+q = json.loads(r.stdout).get("quantity") if r.returncode == 0 else None
+check("solve on batches in a partition: says R is the worst placement and where the average is",
+      q is not None and "worst case over where the differing record falls" in q and "rdpdyn compare" in q, (r.stderr, q))
+
+# 6. [orders] optional for accounting alone: opacus' orders.
 r = run(["compare", "RUN", "--json"], CIFAR)
 orders = json.loads(r.stdout)["orders"] if r.returncode == 0 else []
 check("no [orders], accounting alone: opacus' 151 orders", len(orders) == 151 and orders[0] == 1.1
