@@ -23,7 +23,7 @@ std::string calibration_to_json(const CalibrationOutcome& o) {
                       {"delta", o.target_delta},
                       {"analysis", o.analysis_used},
                       {"tightest", o.tightest.empty() ? nlohmann::json() : nlohmann::json(o.tightest)},
-                      {"sigma", o.sigma},
+                      {"sigma", o.sigma > 0.0 ? nlohmann::json(o.sigma) : nlohmann::json()},  // none: accounting alone
                       {"sigma_at", opt(o.sigma_at)},
                       {"noise_multiplier", opt(o.noise_multiplier)},
                       {"steps", o.steps},

@@ -1,8 +1,10 @@
 #include "io/dp_event_json.hpp"
 
 #include <cmath>
+#include <map>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "models/size_limits.hpp"
 #include "io/config_text.hpp"
@@ -115,7 +117,54 @@ std::vector<AccountingPhase> phases_of(const nlohmann::json& e, const std::strin
 
 }  // namespace
 
-AccountingRun accounting_run_from_dp_event(const nlohmann::json& event) {
+namespace {
+
+/// json.dumps(event.to_named_tuple()) writes each named tuple as an array of its values:
+/// [module_name, class_name, field...] in the order of the class's attrs fields (dp_accounting's
+/// dp_event.py). The field names of the classes read here, and of the others whose names a message
+/// may need; an unknown class keeps its values unnamed (and is refused by its class_name).
+const std::map<std::string, std::vector<std::string>>& named_tuple_fields() {
+  static const std::map<std::string, std::vector<std::string>> fields = {
+      {"NoOpDpEvent", {}},
+      {"NonPrivateDpEvent", {}},
+      {"UnsupportedDpEvent", {}},
+      {"GaussianDpEvent", {"noise_multiplier"}},
+      {"LaplaceDpEvent", {"noise_multiplier"}},
+      {"SelfComposedDpEvent", {"event", "count"}},
+      {"ComposedDpEvent", {"events"}},
+      {"PoissonSampledDpEvent", {"sampling_probability", "event"}},
+      {"SampledWithReplacementDpEvent", {"source_dataset_size", "sample_size", "event"}},
+      {"SampledWithoutReplacementDpEvent", {"source_dataset_size", "sample_size", "event"}}};
+  return fields;
+}
+
+/// The object form of an event written as named tuples (arrays), recursively; objects pass through.
+nlohmann::json event_object(const nlohmann::json& e) {
+  if (e.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [k, v] : e.items()) out[k] = event_object(v);
+    return out;
+  }
+  if (!e.is_array()) return e;
+  const bool named_tuple = e.size() >= 2 && e[0].is_string() && e[1].is_string() &&
+                           e[0].get<std::string>().find("dp_event") != std::string::npos;
+  if (!named_tuple) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& v : e) out.push_back(event_object(v));
+    return out;
+  }
+  nlohmann::json out = {{"module_name", e[0]}, {"class_name", e[1]}};
+  const auto it = named_tuple_fields().find(e[1].get<std::string>());
+  if (it == named_tuple_fields().end()) return out;  // refused by its class name below
+  for (std::size_t i = 0; i < it->second.size() && i + 2 < e.size(); ++i) out[it->second[i]] = event_object(e[i + 2]);
+  return out;
+}
+
+}  // namespace
+
+AccountingRun accounting_run_from_dp_event(const nlohmann::json& written) {
+  // Either form of to_named_tuple() as JSON: its _asdict() (objects) or json.dumps of the tuple itself.
+  const nlohmann::json event = event_object(written);
   AccountingRun run;
   run.phases = phases_of(event, "DpEvent");
   if (run.phases.empty()) throw SpecError("DpEvent", "no Gaussian step", "has nothing to account for");

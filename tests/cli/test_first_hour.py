@@ -148,7 +148,27 @@ q = json.loads(r.stdout).get("quantity") if r.returncode == 0 else None
 check("solve on batches in a partition: says R is the worst placement and where the average is",
       q is not None and "worst case over where the differing record falls" in q and "rdpdyn compare" in q, (r.stderr, q))
 
-# 6. [orders] optional for accounting alone: opacus' orders.
+# 6. The practitioner's formats: a DpEvent as json.dumps(event.to_named_tuple()) writes it (arrays:
+#    [module_name, class_name, fields...], dp_accounting b5b0286 for SelfComposedDpEvent(
+#    PoissonSampledDpEvent(0.01, GaussianDpEvent(1.1)), 100)) reads as its _asdict() form; a run
+#    without a sigma calibrates to a JSON null, not 0.
+tuple_form = ('["dp_accounting.dp_event", "SelfComposedDpEvent", ["dp_accounting.dp_event", "PoissonSampledDpEvent", '
+              '0.01, ["dp_accounting.dp_event", "GaussianDpEvent", 1.1]], 100]')
+dict_form = ('{"module_name": "dp_accounting.dp_event", "class_name": "SelfComposedDpEvent", "event": '
+             '{"module_name": "dp_accounting.dp_event", "class_name": "PoissonSampledDpEvent", "sampling_probability": '
+             '0.01, "event": {"module_name": "dp_accounting.dp_event", "class_name": "GaussianDpEvent", '
+             '"noise_multiplier": 1.1}}, "count": 100}')
+eps = []
+for form in (tuple_form, dict_form):
+    r = run(["compare", "--from-dp-event", "RUN", "--json"], form)
+    eps.append(json.loads(r.stdout)["best"]["epsilon"] if r.returncode == 0 else (r.stderr,))
+check("DpEvent as to_named_tuple() JSON: read, the same epsilon as its dict form", eps[0] == eps[1]
+      and isinstance(eps[0], float), eps)
+r = run(["calibrate", "RUN", "--epsilon", "2", "--delta", "1e-5", "--json"], written)
+check("calibrate --json on a run for accounting alone: sigma null", r.returncode == 0
+      and json.loads(r.stdout)["sigma"] is None, r.stdout[:300])
+
+# 7. [orders] optional for accounting alone: opacus' orders.
 r = run(["compare", "RUN", "--json"], CIFAR)
 orders = json.loads(r.stdout)["orders"] if r.returncode == 0 else []
 check("no [orders], accounting alone: opacus' 151 orders", len(orders) == 151 and orders[0] == 1.1
