@@ -139,7 +139,7 @@ std::string near_misses(const CLI::App& app, const std::vector<std::string>& arg
   return hints;
 }
 
-/// PETSc (and MPI) start only for the engine that needs them (README, "Performance").
+/// PETSc (and MPI) start only for the engine that needs them (docs/performance.md).
 rdpdyn::EngineRegistry engines_for(const rdpdyn::RunConfig& config, rdpdyn::PetscSession& petsc) {
   return rdpdyn::engines_for(config.engine, petsc);
 }

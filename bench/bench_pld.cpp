@@ -2,7 +2,7 @@
 // noise multiplier 1.1, 10^4 steps, add/remove, delta = 1e-5): epsilon from scratch (pairs,
 // discretisation, both directions composed, epsilon), at fixed grids and at the default accuracy.
 // bench/pld_vs_dp_accounting.py times dp_accounting's PLDAccountant on the same run in the same
-// session (README, "Performance").
+// session (docs/performance.md).
 #include <benchmark/benchmark.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The PLD accountant against dp_accounting and opacus, side by side in one run (README, "Performance").
+"""The PLD accountant against dp_accounting and opacus, side by side in one run (docs/performance.md).
 
   bench/pld_vs_dp_accounting.py BUILD_DIR --dp-accounting DIR [--opacus DIR] [--runs 5]
 

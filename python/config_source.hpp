@@ -1,5 +1,5 @@
 #pragma once
-// A configuration handed over from Python (README, "From Python"): a path (os.PathLike, or a str
+// A configuration handed over from Python (docs/guide-dpsgd.md, "From Python"): a path (os.PathLike, or a str
 // naming a file), TOML text (a str with a newline or an `=`), or a dict of tables; and overrides,
 // the keys of `--set` with Python values. Everything is turned into what the command line has (a
 // file or a text, and KEY=VALUE assignments; the text rendered by io/config_text.hpp) so that the

@@ -11,7 +11,7 @@ import pathlib
 import re
 import sys
 
-# The layers, lowest first (README, "Map of the code"). A tuple holds peers: the same layer, and
+# The layers, lowest first (docs/development.md, "Map of the code"). A tuple holds peers: the same layer, and
 # they do not include each other (apps/ the command line, python/ the Python module, library/ the
 # public C++ API).
 LAYERS = ["numerics", "dynamics", "accounting", "solver", "models", "analyses", "validation",

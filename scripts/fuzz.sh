@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the configuration loader (tests/fuzz/fuzz_config.cpp; README, "Fuzzing") for SECONDS
+# Fuzzes the configuration loader (tests/fuzz/fuzz_config.cpp; docs/development.md, "Fuzzing") for SECONDS
 # (default 90): builds it with clang-14, libFuzzer, ASan and UBSan in build-fuzz (no PETSc, no
 # HDF5), runs it on a scratch copy of the seed corpus, and exits non-zero on any finding (crash,
 # hang over 10 s, sanitizer report, memory over 4 GiB, an exception other than SpecError).

@@ -14,7 +14,7 @@ namespace rdpdyn {
 EngineRegistry engine_registry(MPI_Comm comm);
 
 /// The registry a run of engine `engine_name` is solved with: PETSc (and MPI) started in `session`
-/// only when that engine needs them (README, "Performance"), the engines over its communicator.
+/// only when that engine needs them (docs/performance.md), the engines over its communicator.
 /// An unknown name starts nothing (the run's configuration names the engines it knows).
 EngineRegistry engines_for(const std::string& engine_name, PetscSession& session);
 

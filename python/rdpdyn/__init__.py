@@ -1,4 +1,4 @@
-"""rdpdyn from Python: certified Renyi-DP bounds of noisy gradient descent (README, "From Python").
+"""rdpdyn from Python: certified Renyi-DP bounds of noisy gradient descent (docs/guide-dpsgd.md, "From Python").
 
 Every function runs the C++ code of the command line in process (the compiled module _rdpdyn);
 this file only shapes its results. A configuration is a path, TOML text or a dict of tables

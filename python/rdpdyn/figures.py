@@ -1,4 +1,4 @@
-"""The papers' figures regenerated with rdpdyn (README, "The papers' figures"):
+"""The papers' figures regenerated with rdpdyn (docs/guide-research.md, "The papers' figures"):
 
     PYTHONPATH=build/python /usr/bin/python3 -m rdpdyn.figures docs/figures
 

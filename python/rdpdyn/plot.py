@@ -23,7 +23,7 @@ import textwrap
 import numpy as np
 
 EXIT_BAD_INPUT = 2
-# Colours of the compare statuses (README, "Every analysis of a run": published, derived, disputed, exact,
+# Colours of the compare statuses (docs/guide-dpsgd.md, "Every analysis of a run": published, derived, disputed, exact,
 # lower-bound, record-specific).
 STATUS_COLOURS = {"published": "tab:blue", "derived": "tab:green", "disputed": "tab:orange", "exact": "tab:red",
                   "lower-bound": "tab:gray", "record-specific": "tab:purple", "heuristic": "tab:olive",

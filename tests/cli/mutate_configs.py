@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation fuzzing of the command line over the examples (README, "Fuzzing").
+"""Mutation fuzzing of the command line over the examples (docs/development.md, "Fuzzing").
 
     mutate_configs.py RDPDYN SOURCE_DIR [--count N] [--seed S] [--jobs J] [--keep DIR]
 

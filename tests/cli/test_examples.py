@@ -23,7 +23,7 @@ import numpy as np
 
 RDPDYN, SOURCE = sys.argv[1], sys.argv[2]
 # Examples with no step size, sensitivity or LSI model: `compare` only (the PDI refuses them).
-ACCOUNTING_ONLY = {"dpsgd_accounting", "shuffled_dpsgd"}
+ACCOUNTING_ONLY = {"dpsgd_accounting", "dpsgd_cifar10", "shuffled_dpsgd"}
 
 
 def solve(path, out):

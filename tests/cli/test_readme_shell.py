@@ -50,7 +50,23 @@ from checks import check, finish  # noqa: E402
 
 RDPDYN, SOURCE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 BUILD = os.path.dirname(RDPDYN)
-README = open(os.path.join(SOURCE, "README.md"), encoding="utf-8").read()
+# The README and the guides it links, read as one text (the reference moved from the README into
+# docs/; every command and number there is checked as the README's were). `loc` names a line.
+DOC_FILES = ["README.md", "docs/guide-dpsgd.md", "docs/guide-research.md", "docs/guide-library.md",
+             "docs/performance.md", "docs/development.md"]
+_texts = [open(os.path.join(SOURCE, f), encoding="utf-8").read().rstrip("\n") + "\n" for f in DOC_FILES]
+README = "".join(_texts)
+_starts = []  # (first line in README, file)
+_line = 1
+for _f, _t in zip(DOC_FILES, _texts):
+    _starts.append((_line, _f))
+    _line += _t.count("\n")
+
+
+def loc(line):
+    """`file:line` of a line of the joined text."""
+    first, name = max((s for s in _starts if s[0] <= line), key=lambda s: s[0])
+    return f"{name}:{line - first + 1}"
 FLAT = re.sub(r"\s+", " ", README)  # sentences wrap: match the prose on one line
 CI_RUN = open(os.path.join(SOURCE, ".ci", "run"), encoding="utf-8").read()
 HAS_PYTHON = os.path.isfile(os.path.join(BUILD, "python", "rdpdyn", "__init__.py"))
@@ -95,7 +111,7 @@ for number, text, heading in indented_lines():
         pass
     else:
         unclassified.append((number, text))
-listing = "\n".join(f"  README:{c['line']}: {c['text']}" for c in commands)
+listing = "\n".join(f"  {loc(c['line'])}: {c['text']}" for c in commands)
 check("README: every indented line is a command, a comment of one, the PDI or the map of the code",
       not unclassified, unclassified)
 check("README: the shell commands were found (at least the Use block, set-up, install, plot, figures)",
@@ -160,6 +176,9 @@ for name in ("dpsgd_accounting", "noisysgd_window", "altschuler_talwar_plateau",
     jobs[name] = submit([RDPDYN, "compare", os.path.join(EX, name + ".toml"), "--json"])
 jobs["figure2_tight@1e-5"] = submit([RDPDYN, "compare", os.path.join(EX, "figure2_tight.toml"), "--json",
                                      "--set", "report.delta=1e-5"])
+jobs["dpsgd_cifar10"] = submit([RDPDYN, "compare", os.path.join(EX, "dpsgd_cifar10.toml"), "--json"])
+jobs["dpsgd_cifar10 calibrate"] = submit([RDPDYN, "calibrate", os.path.join(EX, "dpsgd_cifar10.toml"), "--epsilon", "2",
+                                          "--json"])
 jobs["fd_convergence"] = submit([RDPDYN, "validate", "--convergence", os.path.join(EX, "fd_convergence.toml"),
                                  "--grids", "6"])
 for label, extra in (("calibrate best", []), ("calibrate composition-sgm", ["--analysis", "composition-sgm"])):
@@ -305,7 +324,7 @@ for cmd in synopses:
         for form in forms:
             words = flatten(tokens(form), True)
             for o in options_named(words):
-                check(f"README:{line} `{form}`: the program has option {o}", o in HELP[None][0], sorted(HELP[None][0]))
+                check(f"{loc(line)} `{form}`: the program has option {o}", o in HELP[None][0], sorted(HELP[None][0]))
             for optional in (False, True):
                 argv = [RDPDYN] + instance(flatten(tokens(form), optional), None, 0)[1:]
                 synopsis_runs.append((line, argv, []))
@@ -316,25 +335,25 @@ for cmd in synopses:
     if "--" in words:
         words = words[:words.index("--")]  # PETSc's options are PETSc's
     sub = words[1]
-    check(f"README:{line} `{text}`: `{sub}` is a subcommand of `rdpdyn help`", sub in SUBCOMMANDS, sorted(SUBCOMMANDS))
+    check(f"{loc(line)} `{text}`: `{sub}` is a subcommand of `rdpdyn help`", sub in SUBCOMMANDS, sorted(SUBCOMMANDS))
     allowed, choices = HELP.get(sub, (set(), {}))
     named = options_named(words) + re.findall(r"\(or (--[\w-]+) ", cmd["comment"])
     named += [o for o in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", cmd["comment"]) if o not in named]
     for o in named:
-        check(f"README:{line} `{text}`: `rdpdyn help {sub}` lists {o}", o in allowed, sorted(allowed))
+        check(f"{loc(line)} `{text}`: `rdpdyn help {sub}` lists {o}", o in allowed, sorted(allowed))
     for i, w in enumerate(words[:-1]):
         if w in choices and "|" in words[i + 1]:
-            check(f"README:{line} `{text}`: the values of {w} are the program's", set(words[i + 1].split("|")) ==
+            check(f"{loc(line)} `{text}`: the values of {w} are the program's", set(words[i + 1].split("|")) ==
                   choices[w], (words[i + 1], choices[w]))
     also = re.search(r"also ([a-z-]+(?:, [a-z-]+)*)\)", cmd["comment"])
     for other in (also.group(1).split(", ") if also else []):
         for o in options_named(words):
-            check(f"README:{line} comment 'also {other}': `rdpdyn help {other}` lists {o}",
+            check(f"{loc(line)} comment 'also {other}': `rdpdyn help {other}` lists {o}",
                   o in HELP.get(other, (set(),))[0], sorted(HELP.get(other, (set(),))[0]))
     if cmd["text"].startswith("mpirun") or " -- " in cmd["text"]:
         continue  # options only: MPI and PETSc lines are tested by mpi2:* and cli:end_to_end
     if sub == "plot" and not HAS_PYTHON:
-        print(f"skipped README:{line} (built without the Python module)")
+        print(f"skipped {loc(line)} (built without the Python module)")
         continue
     alt_count = max([len(w.split("|")) for w in words] + [1])
     # (words, which alternative of each a|b|c): the shortest form, then the longest with each alternative
@@ -370,16 +389,16 @@ for cmd in concrete:
         # Installing or packaging: install:library_example and install:deb run these.
         if text.startswith("cmake -S examples/library"):
             lib = os.path.join(SOURCE, "examples", "library", "CMakeLists.txt")
-            check(f"README:{line}: examples/library builds account_training (run on the next line)",
+            check(f"{loc(line)}: examples/library builds account_training (run on the next line)",
                   os.path.exists(lib) and "account_training" in open(lib).read(), lib)
         deb = re.search(r"rdpdyn_([\d.]+)_amd64\.deb", text)
         if deb:
-            check(f"README:{line}: the .deb's version {deb.group(1)} is `rdpdyn --version`'s",
+            check(f"{loc(line)}: the .deb's version {deb.group(1)} is `rdpdyn --version`'s",
                   version[-1:] == [deb.group(1)], version)
         continue
     setup = [s for s in segments if s.startswith(SETUP)]
     if setup:
-        check(f"README:{line}: the set-up `{' && '.join(setup)}` is what .ci/run runs",
+        check(f"{loc(line)}: the set-up `{' && '.join(setup)}` is what .ci/run runs",
               " && ".join(setup) in CI_RUN, CI_RUN)
     rest = [s for s in segments if not s.startswith(SETUP)]
     if not rest:
@@ -388,7 +407,7 @@ for cmd in concrete:
         continue  # submitted above, into a temporary directory
     if text.startswith("PYTHONPATH=build/python") or " plot " in text:
         if not HAS_PYTHON:
-            print(f"skipped README:{line} (built without the Python module)")
+            print(f"skipped {loc(line)} (built without the Python module)")
             continue
     command = " && ".join(re.sub(r"^rdpdyn ", RDPDYN + " ", s) for s in rest)
     stdin = "import rdpdyn\nprint(rdpdyn.__file__)\n" if command.startswith("PYTHONPATH=build/python") \
@@ -403,25 +422,25 @@ for line, argv, outputs, fut in synopsis_futures:
     code, out, err, secs = fut.result()
     shown = " ".join(["rdpdyn"] + [os.path.relpath(a, SOURCE) if a.startswith(SOURCE) else
                                    os.path.relpath(a, WORK) if a.startswith(WORK) else a for a in argv[1:]])
-    check(f"README:{line} runs as `{shown}` (exit 0)", code == 0, (code, err[-600:]))
+    check(f"{loc(line)} runs as `{shown}` (exit 0)", code == 0, (code, err[-600:]))
     for o in outputs:
-        check(f"README:{line} `{shown}` writes its -o file", os.path.exists(o), o)
+        check(f"{loc(line)} `{shown}` writes its -o file", os.path.exists(o), o)
     if "--version" in argv:
-        check(f"README:{line} `{shown}` prints the version", out.startswith("rdpdyn "), out)
+        check(f"{loc(line)} `{shown}` prints the version", out.startswith("rdpdyn "), out)
     elif len(argv) == 1 or "-h" in argv or "--help" in argv or "help" in argv:
-        check(f"README:{line} `{shown}` prints the help", "Usage: rdpdyn" in out, out[:300])
+        check(f"{loc(line)} `{shown}` prints the help", "Usage: rdpdyn" in out, out[:300])
 
 for line, command, outputs, stdin, fut in concrete_futures:
     code, out, err, secs = fut.result()
-    check(f"README:{line} runs as written: `{command.replace(RDPDYN, 'rdpdyn')}` (exit 0)", code == 0,
+    check(f"{loc(line)} runs as written: `{command.replace(RDPDYN, 'rdpdyn')}` (exit 0)", code == 0,
           (code, err[-600:]))
     for o in outputs:
-        check(f"README:{line} writes {o}", os.path.exists(os.path.join(WORK, o)), sorted(os.listdir(WORK)))
+        check(f"{loc(line)} writes {o}", os.path.exists(os.path.join(WORK, o)), sorted(os.listdir(WORK)))
     if stdin:
-        check(f"README:{line}: the interpreter imports rdpdyn from build/python",
+        check(f"{loc(line)}: the interpreter imports rdpdyn from build/python",
               os.path.realpath(out.strip()).startswith(os.path.realpath(os.path.join(BUILD, "python"))), out + err)
 
-shown_pngs = re.findall(r"!\[[^\]]*\]\(docs/figures/([\w.-]+\.png)\)", README)
+shown_pngs = re.findall(r"!\[[^\]]*\]\((?:docs/)?figures/([\w.-]+\.png)\)", "".join(_texts[1:]))
 check("README 'The papers' figures': the three pictures are shown", len(shown_pngs) == 3, shown_pngs)
 for png in shown_pngs:
     check(f"README shows docs/figures/{png}: it exists", os.path.exists(os.path.join(SOURCE, "docs", "figures", png)))
@@ -806,7 +825,7 @@ g = sentence(r"a cosine learning-rate decay over 10\^(\d+) steps from one preset
 if g:
     check(f"README {where}: 10^{g[0]} steps", toml("schedule_cosine.toml")["algorithm"]["steps"] == 10 ** int(g[0]))
 where = "links list (docs/hdf5.md)"
-g = sentence(r"\[`docs/hdf5\.md`\]\(docs/hdf5\.md\) \(schema version (\d+),", where)
+g = sentence(r"\[`docs/hdf5\.md`\]\((?:docs/)?hdf5\.md\) \(schema version (\d+),", where)
 if g:
     try:
         import h5py
@@ -815,6 +834,22 @@ if g:
                   int(f.attrs["schema_version"]) == int(g[0]), f.attrs.get("schema_version"))
     except ImportError:
         print("skipped the schema version (no h5py)")
+
+# The README's DP-SGD quick start: its TOML block is the example file, and its numbers are the program's.
+where = "quick start (DP-SGD)"
+block = re.search(r"```toml\n(.*?)```", _texts[0], re.S)
+example_text = "".join(x for x in open(os.path.join(EX, "dpsgd_cifar10.toml")).read().splitlines(True)
+                       if not x.startswith("#"))
+check(f"README {where}: the TOML block is examples/dpsgd_cifar10.toml (comments aside)",
+      block is not None and block.group(1).strip() == example_text.strip(), block.group(1) if block else None)
+g = sentence(r"`compare` says epsilon ([\d.]+) by `composition-pld`", where)
+if g:
+    cifar = result_json("dpsgd_cifar10")
+    check(f"README {where}: composition-pld is best", cifar.get("best", {}).get("name") == "composition-pld", cifar.get("best"))
+    number(where, "composition-pld's epsilon", g[0], cifar.get("best", {}).get("epsilon"))
+g = sentence(r"`calibrate` answers a noise multiplier of ([\d.]+)", where)
+if g:
+    number(where, "calibrate's noise multiplier", g[0], result_json("dpsgd_cifar10 calibrate").get("noise_multiplier"))
 
 POOL.shutdown()
 if checks._counts["failed"]:

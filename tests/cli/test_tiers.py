@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every ctest test is in exactly one tier (README, "Tests"): label `quick` or `full`.
+"""Every ctest test is in exactly one tier (README, "Set-up"): label `quick` or `full`.
 
 usage: test_tiers.py BUILD_DIR"""
 import re

@@ -1,4 +1,4 @@
-// libFuzzer target over the configuration loader (README, "Fuzzing"; scripts/fuzz.sh).
+// libFuzzer target over the configuration loader (docs/development.md, "Fuzzing"; scripts/fuzz.sh).
 // The bytes are a configuration text for `solve`/`compare`/`calibrate` (parse_config_text) and for
 // `sweep` (SweepConfiguration::parse, then its first and last points), an expression in
 // (s, t, alpha) as the LSI schedules and initial curves are, and its first line is a `--set`

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""install:deb (README, "Install and use as a library"): `cpack -G DEB` of the build tree makes
+"""install:deb (docs/guide-library.md): `cpack -G DEB` of the build tree makes
 rdpdyn_<version>_<arch>.deb whose control fields name the Debian packages of every shared library
 the command and the Python module load, and which, unpacked, holds the command, the Python module,
 the headers and the CMake package; the unpacked command runs (`--version`) with nothing of the

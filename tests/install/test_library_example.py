@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""install:library_example (README, "Install and use as a library"): `cmake --install` of the build
+"""install:library_example (docs/guide-library.md): `cmake --install` of the build
 tree into a fresh prefix, examples/library configured and built against that prefix alone
 (CMAKE_PREFIX_PATH, no source directory on any include path), and its numbers checked against the
 installed `rdpdyn` command on the same run:

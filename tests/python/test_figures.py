@@ -1,4 +1,4 @@
-"""The papers' figures (README, "The papers' figures"; python/rdpdyn/figures.py): regenerated into a
+"""The papers' figures (docs/guide-research.md, "The papers' figures"; python/rdpdyn/figures.py): regenerated into a
 temporary directory, and the data behind each curve checked against the closed forms evaluated
 here, independently of rdpdyn's C++ code.
 

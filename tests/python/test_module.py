@@ -1,4 +1,4 @@
-"""The Python module rdpdyn (README, "From Python") against the command line and opacus.
+"""The Python module rdpdyn (docs/guide-dpsgd.md, "From Python") against the command line and opacus.
 
 Run by ctest (`python:module`) as
     PYTHONPATH=<build>/python /usr/bin/python3 -m pytest tests/python/test_module.py

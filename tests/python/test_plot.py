@@ -1,4 +1,4 @@
-"""`rdpdyn plot` (README, "Pictures"; python/rdpdyn/plot.py) on a file of each kind the CLI writes.
+"""`rdpdyn plot` (docs/guide-research.md, "Pictures"; python/rdpdyn/plot.py) on a file of each kind the CLI writes.
 
 Run by ctest (`python:plot`) with PYTHONPATH=<build>/python, RDPDYN_CLI = <build>/rdpdyn and
 RDPDYN_SOURCE = the source tree. The files are small runs of the examples written by the CLI into

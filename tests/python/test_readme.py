@@ -1,5 +1,5 @@
 """The README's Python block runs as written, and every decimal number in its comments is the value
-the statement gives (README, "From Python"; issue: docs that match the program).
+the statement gives (docs/guide-dpsgd.md, "From Python"; issue: docs that match the program).
 
 Each top-level statement of the block is executed in turn (paths under examples/ made absolute); its
 comment is the text after `#` on its lines and on the comment-only lines that follow it. For an
@@ -25,7 +25,7 @@ DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[-+]?\d+)?")
 
 
 def python_block():
-    text = (SOURCE / "README.md").read_text()
+    text = (SOURCE / "docs" / "guide-dpsgd.md").read_text()  # the README's reference, moved (issue 37)
     start = text.index("## From Python")
     block = text[text.index("```python\n", start) + len("```python\n"):]
     return block[:block.index("```")]
