@@ -38,6 +38,17 @@ void ProgressLine::update(std::size_t done, std::size_t total) {
   std::fflush(stderr);
 }
 
+void ProgressLine::note(const std::string& words) {
+  if (!enabled_) return;
+  const auto now = Clock::now();
+  if (std::chrono::duration<double>(now - start_).count() < delay_) return;
+  if (shown_ && std::chrono::duration<double>(now - last_draw_).count() < 0.1) return;
+  last_draw_ = now;
+  shown_ = true;
+  std::fprintf(stderr, "\r\033[K%s: %s", label_.c_str(), words.c_str());
+  std::fflush(stderr);
+}
+
 bool progress_wanted(bool quiet, int rank) { return !quiet && rank == 0 && isatty(STDERR_FILENO) == 1; }
 
 }  // namespace rdpdyn

@@ -20,6 +20,9 @@ class ProgressLine {
 
   /// Redraws the line at most ten times a second.
   void update(std::size_t done, std::size_t total);
+  /// A line of its own words for work of no known size ("12 evaluations, sigma = 0.41"), drawn as
+  /// `update` is.
+  void note(const std::string& words);
   /// Clears the line (before the results are printed); later updates draw nothing.
   void finish();
 

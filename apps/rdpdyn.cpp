@@ -310,8 +310,14 @@ int run_calibrate(const std::string& config_path, rdpdyn::CalibrationRequest req
     request.delta = *config.spec.report_delta;
   }
   request.target = calibration_target(target, config);
-  const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, engines_for(config, petsc));
   const int rank = petsc.rank();
+  rdpdyn::ProgressLine line("rdpdyn calibrate", "", rdpdyn::progress_wanted(false, rank), kProgressDelaySeconds);
+  request.on_evaluation = [&](int count, const std::string& where, double epsilon) {
+    line.note(std::to_string(count) + " candidates, the last " + where + ": epsilon " +
+              rdpdyn::format_rounded_up(epsilon, 6) + " (target " + rdpdyn::format_number(request.epsilon) + ")");
+  };
+  const rdpdyn::CalibrationOutcome outcome = rdpdyn::calibrate_run(config, request, engines_for(config, petsc));
+  line.finish();
   if (rank != 0) return 0;
   std::cout << (json ? rdpdyn::calibration_to_json(outcome) : rdpdyn::calibration_summary(outcome)) << std::endl;
   return 0;

@@ -227,7 +227,9 @@ class Curve {
     if (pld_grid_ && !base_.spec.pld.grid) base_.spec.pld.grid = pld_grid_;
     for (const Analysis* a : applying)
       if (!a->monotone_in_steps) not_monotone_.insert(a->name);
-    return memo_.emplace(x, std::move(e)).first->second;
+    const Evaluation& done = memo_.emplace(x, std::move(e)).first->second;
+    if (request_.on_evaluation) request_.on_evaluation(evaluations(), where(x), done.epsilon.epsilon);
+    return done;
   }
 
   std::vector<double> R(double x) { return at(x).R; }

@@ -28,6 +28,7 @@
 // a smaller count may miss it. The search never returns a parameter whose evaluated epsilon
 // exceeds the target (accounting/epsilon_delta.hpp).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,9 @@ struct CalibrationRequest {
   /// Best: the smallest of the conversions, as `compare`; Improved: the improved conversion alone,
   /// as opacus and dp_accounting (python/dpsgd_accounting.hpp).
   RdpConversion conversion = RdpConversion::Best;
+  /// Called after each distinct candidate is evaluated (the count so far, "sigma = 0.41", its
+  /// epsilon): the command line's word while it works. Optional.
+  std::function<void(int, const std::string&, double)> on_evaluation{};
 };
 
 struct CalibrationOutcome {

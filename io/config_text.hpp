@@ -13,9 +13,11 @@
 namespace rdpdyn {
 
 struct ConfigValue;
+struct ConfigEntry;
 using ConfigList = std::vector<ConfigValue>;
-/// Keys and values in the order written.
-using ConfigTable = std::vector<std::pair<std::string, ConfigValue>>;
+/// Keys and values in the order written (an entry, not a std::pair: the pair of an incomplete
+/// type cannot stand in the variant below).
+using ConfigTable = std::vector<ConfigEntry>;
 /// A value the caller wrote as TOML itself (RunBuilder::set_toml), kept as written.
 struct VerbatimToml {
   std::string text;
@@ -23,6 +25,11 @@ struct VerbatimToml {
 
 struct ConfigValue {
   std::variant<bool, std::int64_t, double, std::string, ConfigList, ConfigTable, VerbatimToml> value;
+};
+
+struct ConfigEntry {
+  std::string first;   ///< the key
+  ConfigValue second;  ///< its value
 };
 
 /// A double as a TOML float that reads back to the same double (the shortest text, ".0" where it

@@ -39,7 +39,7 @@ RunBuilder& RunBuilder::put(const std::string& key, ConfigValue value) {
   const std::string table = key.substr(0, dot), inner = key.substr(dot + 1);
   auto section = std::find_if(document_.begin(), document_.end(), [&](const auto& e) { return e.first == table; });
   if (section == document_.end()) {
-    document_.emplace_back(table, ConfigValue{ConfigTable{}});
+    document_.push_back({table, ConfigValue{ConfigTable{}}});
     section = std::prev(document_.end());
   }
   // TABLE.A.B: B in the table A within TABLE (TOML's dotted keys), rendered inline
@@ -50,7 +50,7 @@ RunBuilder& RunBuilder::put(const std::string& key, ConfigValue value) {
     rest = rest.substr(next + 1);
     auto it = std::find_if(entries->begin(), entries->end(), [&](const auto& e) { return e.first == part; });
     if (it == entries->end() || !std::holds_alternative<ConfigTable>(it->second.value)) {
-      if (it == entries->end()) it = entries->emplace(entries->end(), part, ConfigValue{ConfigTable{}});
+      if (it == entries->end()) it = entries->insert(entries->end(), {part, ConfigValue{ConfigTable{}}});
       it->second = ConfigValue{ConfigTable{}};
     }
     entries = &std::get<ConfigTable>(it->second.value);
@@ -59,7 +59,7 @@ RunBuilder& RunBuilder::put(const std::string& key, ConfigValue value) {
   if (same != entries->end())
     same->second = std::move(value);
   else
-    entries->emplace_back(rest, std::move(value));
+    entries->push_back({rest, std::move(value)});
   return *this;
 }
 

@@ -27,7 +27,7 @@ ConfigValue config_value(const py::handle& value, const std::string& key) {
     ConfigTable table;
     for (const auto& [k, v] : value.cast<py::dict>()) {
       const std::string name = py::str(k).cast<std::string>();
-      table.emplace_back(name, config_value(v, key.empty() ? name : key + "." + name));
+      table.push_back({name, config_value(v, key.empty() ? name : key + "." + name)});
     }
     return {std::move(table)};
   }

@@ -28,7 +28,7 @@ std::string dpsgd_config_text(double q, double z, std::int64_t steps, double del
   ConfigList values;
   for (double a : orders) values.push_back({a});
   ConfigTable domain{{"adjacency", {std::string(adjacency == DpsgdAdjacency::AddRemove ? "add-remove" : "replace")}}};
-  if (adjacency == DpsgdAdjacency::Replace) domain.emplace_back("lipschitz_loss", ConfigValue{true});  // |g| <= C
+  if (adjacency == DpsgdAdjacency::Replace) domain.push_back({"lipschitz_loss", ConfigValue{true}});  // |g| <= C
   const ConfigTable document{{"orders", {ConfigTable{{"values", {std::move(values)}}}}},
                              {"algorithm",
                               {ConfigTable{{"kind", {std::string("noisy-sgd")}},

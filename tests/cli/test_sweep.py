@@ -187,5 +187,14 @@ with tempfile.TemporaryDirectory() as tmp:
           repr(text[-300:]))
     r = run(long_solve)
     check("solve in a pipe: no progress", r.returncode == 0 and r.stderr == "", r.stderr[-300:])
+    # calibrate says what it is doing once it has run for a second (issue 37: a long wait without a word).
+    long_calibrate = ["calibrate", os.path.join(SOURCE, "examples", "noisysgd_window.toml"), "--epsilon", "3",
+                      "--delta", "1e-5"]
+    code, text = terminal_stderr(long_calibrate)
+    check("calibrate: a word on a terminal after a second", code == 0 and
+          re.search(r"rdpdyn calibrate: \d+ candidates, the last sigma = [\d.e-]+: epsilon [\d.]+ \(target 3\)", text),
+          repr(text[-300:]))
+    r = run(long_calibrate)
+    check("calibrate in a pipe: no word", r.returncode == 0 and r.stderr == "", r.stderr[-300:])
 
 finish()
