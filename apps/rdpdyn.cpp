@@ -195,14 +195,18 @@ int run_validate_config(const std::string& config_path, double tolerance, rdpdyn
               "verdict");
   bool ok = true;
   for (const auto& g : gaps) {
-    const char* verdict = g.contradicts ? "CONTRADICTS" : (g.role == "exact" ? "equal" : "consistent");
+    const char* verdict = g.contradicts       ? "CONTRADICTS"
+                          : g.above_exact     ? "above (not tight)"
+                          : g.role == "exact" ? "equal"
+                                              : "consistent";
     std::printf("%-14s %-12s %22.3e %10lld %8.4g  %s\n", g.name.c_str(), g.role.c_str(), g.relative_gap,
                 static_cast<long long>(g.step), g.order, verdict);
     ok = ok && !g.contradicts;
   }
   std::printf(
-      "tolerance %.3g: an exact form must equal R and R may not lie below a lower bound; an upper "
-      "bound or baseline may lie on either side of R (another proof or gamma)\n",
+      "tolerance %.3g: R may not lie below an exact form or a lower bound; above an exact form it is not "
+      "tight (another gamma or LSI constant than the theorem's); an upper bound or baseline may lie on "
+      "either side of R (another proof or gamma)\n",
       tolerance);
   return ok ? 0 : 1;
 }

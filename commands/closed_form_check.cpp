@@ -20,8 +20,11 @@ std::vector<ClosedFormGap> closed_form_gaps(const RunReport& report, double tole
           g.step = s.steps[r];
           g.order = s.orders[j];
         }
-        if ((cf.role == "exact" && std::abs(gap) > tolerance) || (cf.role == "lower-bound" && gap < -tolerance))
-          g.contradicts = true;
+        // R is an upper bound: below an exact value or a lower bound it contradicts the theorem (or
+        // the solver is unsound); above an exact value it is only not tight (a gamma or an LSI
+        // constant that is not the theorem's).
+        if ((cf.role == "exact" || cf.role == "lower-bound") && gap < -tolerance) g.contradicts = true;
+        if (cf.role == "exact" && gap > tolerance) g.above_exact = true;
       }
     out.push_back(std::move(g));
   }
